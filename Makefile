@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                  build kernel/cosched.ko for KDIR (default: the
+#                       running kernel's build tree)
+# make module KVER=R    build build/R/cosched.ko against release R's headers
+# make modules          build for both Debian test kernels (6.1 and 6.12)
+# make check            host tests, then the module suite in 6.1 and 6.12 guests
+# make lint             W=1, sparse and checkpatch --strict on the module
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+ROOT := $(CURDIR)
+KERNELS := $(ROOT)/tests/vm/kernels.sh
+KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
+
+.PHONY: all module modules check check-host check-guest lint clean tests demo
+
+all:
+	@test -d $(KDIR) || { echo "no kernel build tree at $(KDIR): set KDIR, or run 'make modules' for the test kernels"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(ROOT)/kernel COSCHED_ROOT=$(ROOT) modules
+
+# Out-of-tree builds for several kernels need one object directory each:
+# kbuild builds in M=, so the sources are linked into build/<release>/.
+build/%/cosched.ko: $(KSRC)
+	@mkdir -p build/$*
+	@for f in kernel/*.c kernel/*.h kernel/Kbuild; do ln -sf $(ROOT)/$$f build/$*/; done
+	$(MAKE) -C $$($(KERNELS) kdir $*) M=$(ROOT)/build/$* COSCHED_ROOT=$(ROOT) W=$(W) C=$(C) modules
+
+module: build/$(KVER)/cosched.ko
+
+modules:
+	@for k in 6.1 6.12; do \
+		rel=$$($(KERNELS) resolve $$k) && $(MAKE) --no-print-directory module KVER=$$rel || exit 1; \
+	done
+
+tests:
+	$(MAKE) -C tests/guest
+
+check:
+	tests/check.sh
+
+lint:
+	tests/lint.sh
+
+clean:
+	rm -rf build
+	$(MAKE) -C kernel -f /dev/null clean 2>/dev/null; \
+	rm -f kernel/*.o kernel/*.ko kernel/*.mod* kernel/.*.cmd kernel/Module.symvers kernel/modules.order

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cosched: communication-driven coscheduling.
+ *
+ * The one ABI shared by cosched.ko, the BPF programs, libcosched and the
+ * MPI glue: ioctls on /dev/cosched, the endpoint control page and the
+ * policy ids.
+ *
+ * Every ioctl argument is an extensible struct: the kernel accepts a
+ * struct that is shorter than its own as long as it holds the first
+ * version's fields (anything shorter is -EINVAL), and a longer one only if
+ * the bytes it does not know are zero (otherwise -E2BIG), as clone3() and
+ * openat2() do.  Unknown flag bits are -EINVAL.  Unknown ioctls are
+ * -ENOTTY.
+ */
+#ifndef _UAPI_LINUX_COSCHED_H
+#define _UAPI_LINUX_COSCHED_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define COSCHED_ABI_VERSION	1
+#define COSCHED_DEVICE		"/dev/cosched"
+#define COSCHED_SYSFS_DIR	"/sys/kernel/cosched"
+
+/*
+ * Policies, thesis Table 6.1.  Rows: what happens on a message arrival
+ * (nothing, boost now, boost at the next periodic examination).  Columns:
+ * how a receiver waits (busy wait, spin then block, spin then yield).
+ */
+enum cosched_policy {
+	COSCHED_POLICY_LOCAL = 0,	/* busy wait, no reschedule */
+	COSCHED_POLICY_SB,		/* spin, then block */
+	COSCHED_POLICY_SY,		/* spin, then yield */
+	COSCHED_POLICY_DCS,		/* boost on arrival, busy wait */
+	COSCHED_POLICY_DCS_SB,
+	COSCHED_POLICY_DCS_SY,
+	COSCHED_POLICY_PB,		/* periodic boost, round robin */
+	COSCHED_POLICY_PBT,		/* periodic boost, newest arrival */
+	COSCHED_POLICY_PB_SB,
+	COSCHED_POLICY_PB_SY,
+	COSCHED_NR_POLICIES,
+};
+
+/* How a receiver waits under a policy (cosched_ctrl.wait_mode). */
+enum cosched_wait_mode {
+	COSCHED_WAIT_BUSY = 0,
+	COSCHED_WAIT_BLOCK,		/* spin spin_us, then COSCHED_IOC_WAIT */
+	COSCHED_WAIT_YIELD,		/* spin spin_us, then COSCHED_IOC_YIELD */
+};
+
+/* cosched_ctrl.state bits, written by the kernel. */
+#define COSCHED_STATE_BOOSTED	(1U << 0)	/* runs boosted now */
+#define COSCHED_STATE_YIELDED	(1U << 1)	/* lowered itself by a yield */
+#define COSCHED_STATE_BLOCKED	(1U << 2)	/* sleeps in COSCHED_IOC_WAIT */
+#define COSCHED_STATE_DEAD	(1U << 3)	/* endpoint destroyed */
+
+/* cosched_ctrl.armed values, written by the owner. */
+#define COSCHED_ARMED_NONE	0
+#define COSCHED_ARMED_BLOCK	1	/* about to block: senders must ring */
+
+/**
+ * struct cosched_ctrl - the control page of one endpoint
+ *
+ * One page, mmap()ed at offset 0 of the file that owns the endpoint
+ * (MAP_SHARED, length exactly the page size).  The first cache line is
+ * written by the kernel only; the second by the owner only.  The kernel
+ * never trusts the owner's fields for safety: they only steer heuristics
+ * (pending = arrivals - consumed).
+ *
+ * A sender that bypasses the kernel must ring the endpoint's doorbell
+ * (COSCHED_IOC_DOORBELL) when @on_cpu is 0, when @armed is not
+ * %COSCHED_ARMED_NONE, or when @state has %COSCHED_STATE_YIELDED.
+ *
+ * @arrivals: messages announced to this endpoint since it was created.
+ * @last_arrival_ns: CLOCK_MONOTONIC time of the newest arrival.
+ * @on_cpu: 1 while the owner task runs on a CPU, 0 otherwise (exact).
+ * @cpu: the CPU the owner task last ran on.
+ * @state: COSCHED_STATE_* bits.
+ * @policy: the active enum cosched_policy.
+ * @wait_mode: the active enum cosched_wait_mode.
+ * @spin_us: how long to spin before blocking or yielding.
+ * @endpoint_id: the id COSCHED_IOC_CREATE returned.
+ * @consumed: owner-written: messages the owner has consumed.
+ * @armed: owner-written: COSCHED_ARMED_* value.
+ * @waiting: owner-written: 1 while the owner waits for a message.
+ */
+struct cosched_ctrl {
+	__u64 arrivals;
+	__u64 last_arrival_ns;
+	__u32 on_cpu;
+	__u32 cpu;
+	__u32 state;
+	__u32 policy;
+	__u32 wait_mode;
+	__u32 spin_us;
+	__u64 endpoint_id;
+	__u8  __kernel_pad[16];
+
+	__u64 consumed;
+	__u32 armed;
+	__u32 waiting;
+	__u8  __user_pad[48];
+};
+
+/**
+ * struct cosched_info - COSCHED_IOC_INFO result
+ * @abi_version: COSCHED_ABI_VERSION of the running module.
+ * @nr_policies: COSCHED_NR_POLICIES of the running module.
+ * @policy: the active enum cosched_policy.
+ * @spin_us: the spin_us tunable.
+ * @pb_period_us: the pb_period_us tunable.
+ * @boost_us: the boost_us tunable.
+ * @ctrl_size: the length to mmap() for the control page.
+ */
+struct cosched_info {
+	__u32 abi_version;
+	__u32 nr_policies;
+	__u32 policy;
+	__u32 spin_us;
+	__u32 pb_period_us;
+	__u32 boost_us;
+	__u32 ctrl_size;
+	__u32 __reserved;
+};
+
+/**
+ * struct cosched_create - COSCHED_IOC_CREATE argument
+ * @abi_version: must be COSCHED_ABI_VERSION (else -EPROTO).
+ * @flags: none defined yet; must be 0.
+ * @job_id: the job; any value but 0.
+ * @rank: the process's rank in the job, below COSCHED_MAX_RANKS.
+ * @__reserved: must be 0.
+ * @endpoint_id: out: the new endpoint's id, unique while the module lives.
+ */
+struct cosched_create {
+	__u32 abi_version;
+	__u32 flags;
+	__u64 job_id;
+	__u32 rank;
+	__u32 __reserved;
+	__u64 endpoint_id;
+};
+
+#define COSCHED_MAX_RANKS	65536
+
+/**
+ * struct cosched_doorbell - COSCHED_IOC_DOORBELL argument
+ * @job_id: the job of the endpoint to notify.
+ * @rank: its rank.
+ * @count: arrivals to announce, 1 to COSCHED_MAX_DOORBELL.
+ * @flags: none defined yet; must be 0.
+ */
+struct cosched_doorbell {
+	__u64 job_id;
+	__u32 rank;
+	__u32 count;
+	__u32 flags;
+	__u32 __reserved;
+};
+
+#define COSCHED_MAX_DOORBELL	(1U << 20)
+
+/**
+ * struct cosched_wait - COSCHED_IOC_WAIT argument
+ * @seen: the arrival count the caller saw last; the wait ends as soon as
+ *	@arrivals differs from it.
+ * @timeout_ns: relative timeout; 0 waits without one.
+ * @flags: none defined yet; must be 0.
+ * @__reserved: must be 0.
+ */
+struct cosched_wait {
+	__u64 seen;
+	__u64 timeout_ns;
+	__u32 flags;
+	__u32 __reserved;
+};
+
+/**
+ * struct cosched_yield - COSCHED_IOC_YIELD argument
+ * @seen: the arrival count the caller waits to see change.
+ * @flags: none defined yet; must be 0.
+ * @lowered: out: 1 if this call lowered the caller, 0 if it already was
+ *	lowered for @seen or a message has already arrived.
+ * @target_id: out: endpoint id of the local endpoint boosted, 0 if none.
+ */
+struct cosched_yield {
+	__u64 seen;
+	__u32 flags;
+	__u32 lowered;
+	__u64 target_id;
+};
+
+/**
+ * struct cosched_stats - counters of one endpoint, job or the module
+ * @arrivals: arrivals announced.
+ * @doorbells: doorbell calls that announced them.
+ * @boosts: boosts applied.
+ * @boosted_ns: CPU time spent running boosted.
+ * @blocks: waits that went to sleep.
+ * @wakeups: sleeping waits ended by an arrival.
+ * @yields: yields that lowered the caller.
+ * @budget_exhausted: boosts refused because the job's budget was spent.
+ */
+struct cosched_stats {
+	__u64 arrivals;
+	__u64 doorbells;
+	__u64 boosts;
+	__u64 boosted_ns;
+	__u64 blocks;
+	__u64 wakeups;
+	__u64 yields;
+	__u64 budget_exhausted;
+};
+
+#define COSCHED_IOC_MAGIC	0xC5
+
+/* Module facts; any open file. */
+#define COSCHED_IOC_INFO	_IOR(COSCHED_IOC_MAGIC, 0x00, struct cosched_info)
+/* Bind a new endpoint to this file: -EBUSY if the file has one. */
+#define COSCHED_IOC_CREATE	_IOWR(COSCHED_IOC_MAGIC, 0x01, struct cosched_create)
+/* Destroy this file's endpoint; waiters return -EIDRM. */
+#define COSCHED_IOC_DESTROY	_IO(COSCHED_IOC_MAGIC, 0x02)
+/* Announce arrivals to (job_id, rank); any open file. */
+#define COSCHED_IOC_DOORBELL	_IOW(COSCHED_IOC_MAGIC, 0x03, struct cosched_doorbell)
+/* Block until this file's endpoint sees an arrival after @seen. */
+#define COSCHED_IOC_WAIT	_IOW(COSCHED_IOC_MAGIC, 0x04, struct cosched_wait)
+/* Spin-yield: lower the caller, boost a local endpoint with pending work. */
+#define COSCHED_IOC_YIELD	_IOWR(COSCHED_IOC_MAGIC, 0x05, struct cosched_yield)
+/* Counters of this file's endpoint. */
+#define COSCHED_IOC_STATS	_IOR(COSCHED_IOC_MAGIC, 0x06, struct cosched_stats)
+
+#endif /* _UAPI_LINUX_COSCHED_H */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/cosched: one endpoint per open file, its control page by mmap(),
+ * and the ioctls of include/uapi/linux/cosched.h.
+ *
+ * The device is mode 0666: any user may create endpoints.  Who may join
+ * a job and whom a doorbell may reach is checked per call (endpoint.c).
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/version.h>
+
+#include "cosched.h"
+
+struct cosched_file {
+	struct mutex lock;		/* binding of @ep */
+	struct cosched_ep *ep;
+};
+
+/* The first version of each ioctl struct: anything shorter is -EINVAL. */
+#define COSCHED_V1_SIZE(type, last) offsetofend(type, last)
+
+static int cosched_copy_in(void *dst, size_t ksize, size_t v1size,
+			   unsigned int cmd, unsigned long arg)
+{
+	size_t usize = _IOC_SIZE(cmd);
+
+	if (usize < v1size)
+		return -EINVAL;
+	return copy_struct_from_user(dst, ksize, (void __user *)arg, usize);
+}
+
+/* Give a shorter struct what fits and clear the tail of a longer one. */
+static int cosched_copy_out(unsigned int cmd, unsigned long arg,
+			    const void *src, size_t ksize)
+{
+	size_t usize = _IOC_SIZE(cmd);
+	void __user *uarg = (void __user *)arg;
+
+	if (copy_to_user(uarg, src, min(usize, ksize)))
+		return -EFAULT;
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
+
+/* Pin this file's endpoint; NULL if it has none. */
+static struct cosched_ep *cosched_file_ep(struct cosched_file *cf)
+{
+	struct cosched_ep *ep;
+
+	mutex_lock(&cf->lock);
+	ep = cf->ep;
+	if (ep)
+		cosched_ep_get(ep);
+	mutex_unlock(&cf->lock);
+	return ep;
+}
+
+static long cosched_ioc_info(unsigned int cmd, unsigned long arg)
+{
+	struct cosched_info info = {
+		.abi_version	= COSCHED_ABI_VERSION,
+		.nr_policies	= COSCHED_NR_POLICIES,
+		.policy		= cosched_get(COSCHED_T_POLICY),
+		.spin_us	= cosched_get(COSCHED_T_SPIN_US),
+		.pb_period_us	= cosched_get(COSCHED_T_PB_PERIOD_US),
+		.boost_us	= cosched_get(COSCHED_T_BOOST_US),
+		.ctrl_size	= PAGE_SIZE,
+	};
+
+	if (_IOC_SIZE(cmd) < COSCHED_V1_SIZE(struct cosched_info, ctrl_size))
+		return -EINVAL;
+	return cosched_copy_out(cmd, arg, &info, sizeof(info));
+}
+
+static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct cosched_create c;
+	struct cosched_ep *ep;
+	int ret;
+
+	ret = cosched_copy_in(&c, sizeof(c),
+			      COSCHED_V1_SIZE(struct cosched_create,
+					      endpoint_id), cmd, arg);
+	if (ret)
+		return ret;
+	if (c.abi_version != COSCHED_ABI_VERSION)
+		return -EPROTO;
+	if (c.flags || c.__reserved || !c.job_id ||
+	    c.rank >= COSCHED_MAX_RANKS)
+		return -EINVAL;
+
+	mutex_lock(&cf->lock);
+	if (cf->ep) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ep = cosched_ep_create(c.job_id, c.rank);
+	if (IS_ERR(ep)) {
+		ret = PTR_ERR(ep);
+		goto out;
+	}
+	c.endpoint_id = ep->id;
+	ret = cosched_copy_out(cmd, arg, &c, sizeof(c));
+	if (ret)
+		cosched_ep_destroy(ep);
+	else
+		cf->ep = ep;
+out:
+	mutex_unlock(&cf->lock);
+	return ret;
+}
+
+static long cosched_ioc_destroy(struct cosched_file *cf)
+{
+	struct cosched_ep *ep;
+
+	mutex_lock(&cf->lock);
+	ep = cf->ep;
+	cf->ep = NULL;
+	mutex_unlock(&cf->lock);
+	if (!ep)
+		return -ENXIO;
+	cosched_ep_destroy(ep);
+	return 0;
+}
+
+static long cosched_ioc_doorbell(unsigned int cmd, unsigned long arg)
+{
+	struct cosched_doorbell d;
+	struct cosched_ep *ep;
+	int ret;
+
+	ret = cosched_copy_in(&d, sizeof(d),
+			      COSCHED_V1_SIZE(struct cosched_doorbell,
+					      __reserved), cmd, arg);
+	if (ret)
+		return ret;
+	if (!d.count || d.count > COSCHED_MAX_DOORBELL || d.flags ||
+	    d.__reserved)
+		return -EINVAL;
+	ep = cosched_ep_lookup(d.job_id, d.rank);
+	if (!ep)
+		return -ENOENT;
+	if (cosched_may_steer(ep)) {
+		cosched_count(ep, COSCHED_CNT_DOORBELLS, 1);
+		cosched_arrive(ep, d.count);
+	} else {
+		ret = -EPERM;
+	}
+	cosched_ep_put(ep);
+	return ret;
+}
+
+static long cosched_ioc_wait(struct cosched_file *cf, unsigned int cmd,
+			     unsigned long arg)
+{
+	struct cosched_wait w;
+	struct cosched_ep *ep;
+	int ret;
+
+	ret = cosched_copy_in(&w, sizeof(w),
+			      COSCHED_V1_SIZE(struct cosched_wait, __reserved),
+			      cmd, arg);
+	if (ret)
+		return ret;
+	if (w.flags || w.__reserved)
+		return -EINVAL;
+	ep = cosched_file_ep(cf);
+	if (!ep)
+		return -ENXIO;
+	ret = cosched_wait(ep, &w);
+	cosched_ep_put(ep);
+	return ret;
+}
+
+static long cosched_ioc_yield(struct cosched_file *cf, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct cosched_yield y;
+	struct cosched_ep *ep;
+	int ret;
+
+	ret = cosched_copy_in(&y, sizeof(y),
+			      COSCHED_V1_SIZE(struct cosched_yield, target_id),
+			      cmd, arg);
+	if (ret)
+		return ret;
+	if (y.flags)
+		return -EINVAL;
+	ep = cosched_file_ep(cf);
+	if (!ep)
+		return -ENXIO;
+	ret = cosched_yield(ep, &y);
+	cosched_ep_put(ep);
+	if (!ret)
+		ret = cosched_copy_out(cmd, arg, &y, sizeof(y));
+	return ret;
+}
+
+static long cosched_ioc_stats(struct cosched_file *cf, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct cosched_stats s;
+	struct cosched_ep *ep;
+	u64 *out = (u64 *)&s;
+	int i;
+
+	BUILD_BUG_ON(sizeof(s) != COSCHED_NR_COUNTERS * sizeof(u64));
+	if (_IOC_SIZE(cmd) <
+	    COSCHED_V1_SIZE(struct cosched_stats, budget_exhausted))
+		return -EINVAL;
+	ep = cosched_file_ep(cf);
+	if (!ep)
+		return -ENXIO;
+	for (i = 0; i < COSCHED_NR_COUNTERS; i++)
+		out[i] = atomic64_read(&ep->stats.val[i]);
+	cosched_ep_put(ep);
+	return cosched_copy_out(cmd, arg, &s, sizeof(s));
+}
+
+/**
+ * cosched_ioctl() - dispatch the ioctls of include/uapi/linux/cosched.h
+ * @file: an open /dev/cosched
+ * @cmd: the ioctl; its size field is the caller's struct size
+ * @arg: the caller's struct
+ *
+ * Commands are matched on type, number and direction, not size, so one
+ * built with an older or newer struct still arrives here.
+ *
+ * Return: 0 or a negative errno, as documented per ioctl in the header.
+ */
+static long cosched_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct cosched_file *cf = file->private_data;
+	unsigned int sizeless = cmd & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT);
+
+#define SIZELESS(c) ((c) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+	switch (sizeless) {
+	case SIZELESS(COSCHED_IOC_INFO):
+		return cosched_ioc_info(cmd, arg);
+	case SIZELESS(COSCHED_IOC_CREATE):
+		return cosched_ioc_create(cf, cmd, arg);
+	case COSCHED_IOC_DESTROY:
+		if (cmd != COSCHED_IOC_DESTROY)
+			return -ENOTTY;
+		return cosched_ioc_destroy(cf);
+	case SIZELESS(COSCHED_IOC_DOORBELL):
+		return cosched_ioc_doorbell(cmd, arg);
+	case SIZELESS(COSCHED_IOC_WAIT):
+		return cosched_ioc_wait(cf, cmd, arg);
+	case SIZELESS(COSCHED_IOC_YIELD):
+		return cosched_ioc_yield(cf, cmd, arg);
+	case SIZELESS(COSCHED_IOC_STATS):
+		return cosched_ioc_stats(cf, cmd, arg);
+	default:
+		return -ENOTTY;
+	}
+#undef SIZELESS
+}
+
+static int cosched_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct cosched_file *cf = file->private_data;
+	struct cosched_ep *ep;
+	int ret;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE ||
+	    !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	ep = cosched_file_ep(cf);
+	if (!ep)
+		return -ENXIO;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
+		     VM_MAYEXEC);
+#else
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_flags &= ~VM_MAYEXEC;
+#endif
+	/* The mapping holds its own page reference. */
+	ret = vm_insert_page(vma, vma->vm_start, ep->ctrl_page);
+	cosched_ep_put(ep);
+	return ret;
+}
+
+static int cosched_open(struct inode *inode, struct file *file)
+{
+	struct cosched_file *cf;
+
+	cf = kzalloc(sizeof(*cf), GFP_KERNEL);
+	if (!cf)
+		return -ENOMEM;
+	mutex_init(&cf->lock);
+	file->private_data = cf;
+	return nonseekable_open(inode, file);
+}
+
+static int cosched_release(struct inode *inode, struct file *file)
+{
+	struct cosched_file *cf = file->private_data;
+
+	if (cf->ep)
+		cosched_ep_destroy(cf->ep);
+	mutex_destroy(&cf->lock);
+	kfree(cf);
+	return 0;
+}
+
+static const struct file_operations cosched_fops = {
+	.owner		= THIS_MODULE,
+	.open		= cosched_open,
+	.release	= cosched_release,
+	.unlocked_ioctl	= cosched_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= cosched_mmap,
+};
+
+static struct miscdevice cosched_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "cosched",
+	.fops	= &cosched_fops,
+	.mode	= 0666,
+};
+
+int cosched_dev_init(void)
+{
+	return misc_register(&cosched_misc);
+}
+
+void cosched_dev_exit(void)
+{
+	misc_deregister(&cosched_misc);
+}

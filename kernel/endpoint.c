@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoints and jobs: creation, lookup by (job, rank), teardown.
+ *
+ * An endpoint lives in three tables: the (job, rank) hash that doorbells
+ * search under RCU, the owner-task hash that the sched_switch probe
+ * searches, and the id-ordered list the periodic examiner walks.  All
+ * three change under cosched_mutex.  Memory is freed after an RCU grace
+ * period once the last reference is gone, so lock-free readers never see
+ * a freed endpoint.
+ */
+#include <linux/cred.h>
+#include <linux/gfp.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/rculist.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "cosched.h"
+
+DEFINE_MUTEX(cosched_mutex);
+LIST_HEAD(cosched_endpoints);
+struct cosched_counters cosched_global_stats;
+atomic_t cosched_nr_endpoints = ATOMIC_INIT(0);
+atomic_t cosched_nr_jobs = ATOMIC_INIT(0);
+
+static DEFINE_HASHTABLE(cosched_jobs, 8);
+static DEFINE_HASHTABLE(cosched_ep_keys, 10);
+static atomic64_t cosched_next_id = ATOMIC64_INIT(0);
+
+static u32 cosched_key_hash(u64 job_id, u32 rank)
+{
+	return hash_64(job_id ^ ((u64)rank << 32 | rank), 32);
+}
+
+void cosched_count(struct cosched_ep *ep, enum cosched_counter c, u64 n)
+{
+	atomic64_add(n, &ep->stats.val[c]);
+	atomic64_add(n, &ep->job->stats.val[c]);
+	atomic64_add(n, &cosched_global_stats.val[c]);
+}
+
+/* Only the kernel writes the first cache line; state bits have several writers. */
+void cosched_set_state(struct cosched_ep *ep, u32 bit, bool on)
+{
+	unsigned long flags;
+	u32 state;
+
+	spin_lock_irqsave(&ep->arrive_lock, flags);
+	state = ep->ctrl->state;
+	WRITE_ONCE(ep->ctrl->state, on ? state | bit : state & ~bit);
+	spin_unlock_irqrestore(&ep->arrive_lock, flags);
+}
+
+void cosched_ctrl_publish_policy(struct cosched_ep *ep)
+{
+	unsigned int policy = cosched_get(COSCHED_T_POLICY);
+
+	WRITE_ONCE(ep->ctrl->policy, policy);
+	WRITE_ONCE(ep->ctrl->wait_mode, cosched_policies[policy].wait_mode);
+	WRITE_ONCE(ep->ctrl->spin_us, cosched_get(COSCHED_T_SPIN_US));
+}
+
+/**
+ * cosched_may_steer() - may current boost, wake or lower @ep's owner?
+ * @ep: the endpoint
+ *
+ * Return: true for the endpoint owner's own effective uid, or with
+ * CAP_SYS_NICE, the capability that lets a process raise another's
+ * priority anyway.
+ */
+bool cosched_may_steer(struct cosched_ep *ep)
+{
+	return uid_eq(current_euid(), ep->owner_uid) || capable(CAP_SYS_NICE);
+}
+
+static struct cosched_job *cosched_job_find(u64 job_id)
+{
+	struct cosched_job *job;
+
+	lockdep_assert_held(&cosched_mutex);
+	hash_for_each_possible(cosched_jobs, job, node, job_id)
+		if (job->id == job_id)
+			return job;
+	return NULL;
+}
+
+static struct cosched_job *cosched_job_get_or_create(u64 job_id)
+{
+	struct cosched_job *job;
+	int ret;
+
+	job = cosched_job_find(job_id);
+	if (job) {
+		if (!uid_eq(current_euid(), job->owner) &&
+		    !capable(CAP_SYS_NICE))
+			return ERR_PTR(-EPERM);
+		kobject_get(&job->kobj);
+		return job;
+	}
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return ERR_PTR(-ENOMEM);
+	job->id = job_id;
+	job->owner = current_euid();
+	spin_lock_init(&job->budget_lock);
+	ret = cosched_job_sysfs_add(job);	/* consumes job on failure */
+	if (ret)
+		return ERR_PTR(ret);
+	hash_add(cosched_jobs, &job->node, job_id);
+	atomic_inc(&cosched_nr_jobs);
+	return job;
+}
+
+/* Drop one endpoint's membership; the last one unlists the job. */
+static void cosched_job_leave(struct cosched_job *job)
+{
+	lockdep_assert_held(&cosched_mutex);
+	if (--job->nr_endpoints)
+		return;
+	hash_del(&job->node);
+	atomic_dec(&cosched_nr_jobs);
+	cosched_job_sysfs_del(job);
+}
+
+static struct cosched_ep *cosched_key_find(u64 job_id, u32 rank)
+{
+	struct cosched_ep *ep;
+
+	hash_for_each_possible_rcu(cosched_ep_keys, ep, key_node,
+				   cosched_key_hash(job_id, rank))
+		if (ep->job->id == job_id && ep->rank == rank)
+			return ep;
+	return NULL;
+}
+
+/**
+ * cosched_ep_lookup() - find a live endpoint by job and rank
+ * @job_id: the job
+ * @rank: the rank
+ *
+ * Return: the endpoint with a reference the caller drops with
+ * cosched_ep_put(), or NULL.
+ */
+struct cosched_ep *cosched_ep_lookup(u64 job_id, u32 rank)
+{
+	struct cosched_ep *ep;
+
+	rcu_read_lock();
+	ep = cosched_key_find(job_id, rank);
+	if (ep && !refcount_inc_not_zero(&ep->ref))
+		ep = NULL;
+	rcu_read_unlock();
+	return ep;
+}
+
+static void cosched_ep_free_rcu(struct rcu_head *head)
+{
+	struct cosched_ep *ep = container_of(head, struct cosched_ep, rcu);
+
+	__free_page(ep->ctrl_page);
+	put_task_struct(ep->owner);
+	cosched_job_put(ep->job);
+	kfree(ep);
+}
+
+void cosched_ep_put(struct cosched_ep *ep)
+{
+	if (refcount_dec_and_test(&ep->ref))
+		call_rcu(&ep->rcu, cosched_ep_free_rcu);
+}
+
+/**
+ * cosched_ep_create() - create an endpoint owned by current
+ * @job_id: the job, not 0
+ * @rank: the rank, below COSCHED_MAX_RANKS
+ *
+ * Return: the endpoint holding one reference for the caller, or
+ * ERR_PTR(-EEXIST) if the rank is taken, -EPERM if the job belongs to
+ * another user, -ENOMEM.
+ */
+struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
+{
+	struct cosched_job *job;
+	struct cosched_ep *ep;
+	int ret;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return ERR_PTR(-ENOMEM);
+	ep->ctrl_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!ep->ctrl_page) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ep->ctrl = page_address(ep->ctrl_page);
+	ep->rank = rank;
+	ep->owner = get_task_struct(current);
+	ep->owner_uid = current_euid();
+	refcount_set(&ep->ref, 1);
+	spin_lock_init(&ep->arrive_lock);
+	init_waitqueue_head(&ep->wq);
+	raw_spin_lock_init(&ep->acct_lock);
+	ret = cosched_ep_prio_init(ep);
+	if (ret)
+		goto err_task;
+
+	mutex_lock(&cosched_mutex);
+	rcu_read_lock();
+	ret = cosched_key_find(job_id, rank) ? -EEXIST : 0;
+	rcu_read_unlock();
+	if (ret)
+		goto err_unlock;
+	job = cosched_job_get_or_create(job_id);
+	if (IS_ERR(job)) {
+		ret = PTR_ERR(job);
+		goto err_unlock;
+	}
+	ep->job = job;
+	job->nr_endpoints++;
+	ep->id = atomic64_inc_return(&cosched_next_id);
+	ep->ctrl->endpoint_id = ep->id;
+	ep->ctrl->on_cpu = 1;
+	ep->ctrl->cpu = raw_smp_processor_id();
+	cosched_ctrl_publish_policy(ep);
+	hash_add_rcu(cosched_ep_keys, &ep->key_node,
+		     cosched_key_hash(job_id, rank));
+	list_add_tail(&ep->node, &cosched_endpoints);
+	cosched_oncpu_track(ep);
+	atomic_inc(&cosched_nr_endpoints);
+	mutex_unlock(&cosched_mutex);
+	return ep;
+
+err_unlock:
+	mutex_unlock(&cosched_mutex);
+	cosched_ep_prio_release(ep);
+err_task:
+	put_task_struct(ep->owner);
+	__free_page(ep->ctrl_page);
+err_free:
+	kfree(ep);
+	return ERR_PTR(ret);
+}
+
+/**
+ * cosched_ep_destroy() - unlist an endpoint and end everything it started
+ * @ep: the endpoint; the caller's reference is dropped
+ *
+ * Waiters return -EIDRM, a boost or a yield is undone at once, and the
+ * memory goes when the last reference does.
+ */
+void cosched_ep_destroy(struct cosched_ep *ep)
+{
+	mutex_lock(&cosched_mutex);
+	hash_del_rcu(&ep->key_node);
+	list_del(&ep->node);
+	cosched_oncpu_untrack(ep);
+	cosched_job_leave(ep->job);
+	atomic_dec(&cosched_nr_endpoints);
+	mutex_unlock(&cosched_mutex);
+
+	/* Marks the endpoint dead: no boost or lowering can start after. */
+	cosched_ep_prio_release(ep);
+	cosched_set_state(ep, COSCHED_STATE_DEAD, true);
+	wake_up_all(&ep->wq);
+	cosched_ep_put(ep);
+}

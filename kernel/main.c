@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cosched: communication-driven coscheduling.
+ *
+ * Message arrivals, announced through /dev/cosched doorbells (and BPF
+ * hooks), steer the local scheduler so that the processes of one
+ * parallel job tend to run at the same time on every node: dynamic
+ * coscheduling, periodic boost, spin-block, spin-yield and their
+ * combinations (Nagar, thesis chapter 6).  See Documentation/.
+ */
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+
+#include "cosched.h"
+
+struct workqueue_struct *cosched_wq;
+
+static int __init cosched_init(void)
+{
+	int ret;
+
+	/* Boost expiry and periodic examination must not wait behind load. */
+	cosched_wq = alloc_workqueue("cosched", WQ_HIGHPRI | WQ_MEM_RECLAIM,
+				     0);
+	if (!cosched_wq)
+		return -ENOMEM;
+	ret = cosched_sysfs_init();
+	if (ret)
+		goto err_wq;
+	ret = cosched_oncpu_init();
+	if (ret)
+		goto err_sysfs;
+	ret = cosched_pb_init();
+	if (ret)
+		goto err_oncpu;
+	ret = cosched_dev_init();
+	if (ret)
+		goto err_pb;
+	pr_info("cosched: loaded, policy %s\n",
+		cosched_policy_names[cosched_get(COSCHED_T_POLICY)]);
+	return 0;
+
+err_pb:
+	cosched_pb_exit();
+err_oncpu:
+	cosched_oncpu_exit();
+err_sysfs:
+	cosched_sysfs_exit();
+err_wq:
+	destroy_workqueue(cosched_wq);
+	return ret;
+}
+
+/*
+ * Every open file pins the module, so no endpoint exists here; only
+ * their RCU-deferred frees may still be pending.
+ */
+static void __exit cosched_exit(void)
+{
+	cosched_dev_exit();
+	cosched_pb_exit();
+	cosched_oncpu_exit();
+	rcu_barrier();
+	destroy_workqueue(cosched_wq);
+	cosched_sysfs_exit();
+}
+
+module_init(cosched_init);
+module_exit(cosched_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Communication-driven coscheduling");
+MODULE_AUTHOR("The cosched developers");

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The periodic examiner of pb, pbt, pb-sb and pb-sy (thesis 6.1.5-6.1.6).
+ *
+ * Every pb_period_us it looks at each node's (CPU's) endpoints, reading
+ * pending = arrivals - consumed from the control pages, and boosts one
+ * per CPU.  It adds nothing to the message path: arrivals only bump a
+ * counter.  An hrtimer keeps the period exact; the examination runs from
+ * the high-priority workqueue because boosting may sleep.
+ */
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
+#include <linux/slab.h>
+
+#include "cosched.h"
+
+static struct hrtimer cosched_pb_timer;
+static struct work_struct cosched_pb_work;
+static DEFINE_MUTEX(cosched_pb_lock);	/* timer start and stop */
+static bool cosched_pb_running;
+/* Per CPU, under cosched_mutex: round-robin position and the pick. */
+static u64 *cosched_pb_cursor;
+static struct cosched_ep **cosched_pb_pick;
+
+static bool cosched_ep_blocked(struct cosched_ep *ep)
+{
+	return atomic_read(&ep->nr_waiters) || READ_ONCE(ep->woken);
+}
+
+/* Sort key: lower wins; ties keep the endpoint met first (lower id). */
+static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
+			   u64 cursor)
+{
+	u64 after_cursor = ep->id > cursor ? 0 : 1;
+
+	switch (pick) {
+	case COSCHED_PB_NEWEST:
+		return U64_MAX - READ_ONCE(ep->ctrl->last_arrival_ns);
+	case COSCHED_PB_PREFER_BLOCKED:
+		return (cosched_ep_blocked(ep) ? 0 : 2) + after_cursor;
+	default:
+		return after_cursor;
+	}
+}
+
+static void cosched_pb_examine(struct work_struct *work)
+{
+	const struct cosched_policy_desc *pol = cosched_active_policy();
+	struct cosched_ep *ep;
+	unsigned int cpu;
+
+	if (pol->on_arrival != COSCHED_ON_ARRIVAL_PERIODIC)
+		return;
+
+	mutex_lock(&cosched_mutex);
+	list_for_each_entry(ep, &cosched_endpoints, node) {
+		struct cosched_ep *best;
+
+		cpu = READ_ONCE(ep->ctrl->cpu);
+		if (cpu >= nr_cpu_ids || !cosched_pending(ep))
+			continue;
+		best = cosched_pb_pick[cpu];
+		if (!best ||
+		    cosched_pb_rank(pol->pb_pick, ep, cosched_pb_cursor[cpu]) <
+		    cosched_pb_rank(pol->pb_pick, best, cosched_pb_cursor[cpu]))
+			cosched_pb_pick[cpu] = ep;
+	}
+	for_each_possible_cpu(cpu) {
+		ep = cosched_pb_pick[cpu];
+		if (!ep)
+			continue;
+		cosched_ep_get(ep);
+		cosched_pb_cursor[cpu] = ep->id;
+	}
+	mutex_unlock(&cosched_mutex);
+
+	/* Boost outside cosched_mutex: it may sleep on the scheduler. */
+	for_each_possible_cpu(cpu) {
+		ep = cosched_pb_pick[cpu];
+		if (!ep)
+			continue;
+		cosched_pb_pick[cpu] = NULL;
+		cosched_boost(ep, COSCHED_BOOST_PERIODIC);
+		cosched_ep_put(ep);
+	}
+}
+
+/**
+ * cosched_pick_local() - the spin-yield target for @self
+ * @self: the yielding endpoint
+ *
+ * Return: the endpoint, other than @self, whose owner last ran on
+ * @self's CPU, that has a pending message (the newest one of all) and
+ * that the caller may boost, with a reference; or NULL.
+ */
+struct cosched_ep *cosched_pick_local(struct cosched_ep *self)
+{
+	unsigned int cpu = READ_ONCE(self->ctrl->cpu);
+	struct cosched_ep *ep, *best = NULL;
+
+	mutex_lock(&cosched_mutex);
+	list_for_each_entry(ep, &cosched_endpoints, node) {
+		if (ep == self || READ_ONCE(ep->ctrl->cpu) != cpu ||
+		    !cosched_pending(ep) || !cosched_may_steer(ep))
+			continue;
+		if (!best || READ_ONCE(ep->ctrl->last_arrival_ns) >
+			     READ_ONCE(best->ctrl->last_arrival_ns))
+			best = ep;
+	}
+	if (best)
+		cosched_ep_get(best);
+	mutex_unlock(&cosched_mutex);
+	return best;
+}
+
+static ktime_t cosched_pb_period(void)
+{
+	return ns_to_ktime((u64)cosched_get(COSCHED_T_PB_PERIOD_US) *
+			   NSEC_PER_USEC);
+}
+
+static enum hrtimer_restart cosched_pb_tick(struct hrtimer *timer)
+{
+	queue_work(cosched_wq, &cosched_pb_work);
+	hrtimer_forward_now(timer, cosched_pb_period());
+	return HRTIMER_RESTART;
+}
+
+/**
+ * cosched_pb_update() - run the examiner exactly when a pb policy is on
+ *
+ * Called after the policy or the period changed; a new period takes
+ * effect at once.
+ */
+void cosched_pb_update(void)
+{
+	bool want = cosched_active_policy()->on_arrival ==
+		    COSCHED_ON_ARRIVAL_PERIODIC;
+
+	mutex_lock(&cosched_pb_lock);
+	if (cosched_pb_running) {
+		hrtimer_cancel(&cosched_pb_timer);
+		cancel_work_sync(&cosched_pb_work);
+	}
+	cosched_pb_running = want;
+	if (want)
+		hrtimer_start(&cosched_pb_timer, cosched_pb_period(),
+			      HRTIMER_MODE_REL);
+	mutex_unlock(&cosched_pb_lock);
+}
+
+int cosched_pb_init(void)
+{
+	cosched_pb_cursor = kcalloc(nr_cpu_ids, sizeof(*cosched_pb_cursor),
+				    GFP_KERNEL);
+	cosched_pb_pick = kcalloc(nr_cpu_ids, sizeof(*cosched_pb_pick),
+				  GFP_KERNEL);
+	if (!cosched_pb_cursor || !cosched_pb_pick) {
+		kfree(cosched_pb_cursor);
+		kfree(cosched_pb_pick);
+		return -ENOMEM;
+	}
+	hrtimer_init(&cosched_pb_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	cosched_pb_timer.function = cosched_pb_tick;
+	INIT_WORK(&cosched_pb_work, cosched_pb_examine);
+	cosched_pb_update();
+	return 0;
+}
+
+void cosched_pb_exit(void)
+{
+	mutex_lock(&cosched_pb_lock);
+	cosched_pb_running = false;
+	hrtimer_cancel(&cosched_pb_timer);
+	cancel_work_sync(&cosched_pb_work);
+	mutex_unlock(&cosched_pb_lock);
+	kfree(cosched_pb_cursor);
+	kfree(cosched_pb_pick);
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policies of thesis Table 6.1 and the three events they act on:
+ * a message arrival, a receiver that blocks, a receiver that yields.
+ */
+#include <linux/sched/signal.h>
+#include <linux/ktime.h>
+#include <linux/wait.h>
+
+#include "cosched.h"
+#include "trace.h"
+
+const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
+	[COSCHED_POLICY_LOCAL]	= "local",
+	[COSCHED_POLICY_SB]	= "sb",
+	[COSCHED_POLICY_SY]	= "sy",
+	[COSCHED_POLICY_DCS]	= "dcs",
+	[COSCHED_POLICY_DCS_SB]	= "dcs-sb",
+	[COSCHED_POLICY_DCS_SY]	= "dcs-sy",
+	[COSCHED_POLICY_PB]	= "pb",
+	[COSCHED_POLICY_PBT]	= "pbt",
+	[COSCHED_POLICY_PB_SB]	= "pb-sb",
+	[COSCHED_POLICY_PB_SY]	= "pb-sy",
+};
+
+#define POLICY(arrival, wait, pick) \
+	{ .on_arrival = COSCHED_ON_ARRIVAL_##arrival, \
+	  .wait_mode = COSCHED_WAIT_##wait, .pb_pick = COSCHED_PB_##pick }
+
+const struct cosched_policy_desc cosched_policies[COSCHED_NR_POLICIES] = {
+	[COSCHED_POLICY_LOCAL]	= POLICY(NOTHING, BUSY, ROUND_ROBIN),
+	[COSCHED_POLICY_SB]	= POLICY(NOTHING, BLOCK, ROUND_ROBIN),
+	[COSCHED_POLICY_SY]	= POLICY(NOTHING, YIELD, ROUND_ROBIN),
+	[COSCHED_POLICY_DCS]	= POLICY(BOOST, BUSY, ROUND_ROBIN),
+	[COSCHED_POLICY_DCS_SB]	= POLICY(BOOST, BLOCK, ROUND_ROBIN),
+	[COSCHED_POLICY_DCS_SY]	= POLICY(BOOST, YIELD, ROUND_ROBIN),
+	[COSCHED_POLICY_PB]	= POLICY(PERIODIC, BUSY, ROUND_ROBIN),
+	[COSCHED_POLICY_PBT]	= POLICY(PERIODIC, BUSY, NEWEST),
+	[COSCHED_POLICY_PB_SB]	= POLICY(PERIODIC, BLOCK, PREFER_BLOCKED),
+	[COSCHED_POLICY_PB_SY]	= POLICY(PERIODIC, YIELD, ROUND_ROBIN),
+};
+
+/**
+ * cosched_set_policy() - switch the policy of every endpoint
+ * @policy: enum cosched_policy, already validated
+ *
+ * Safe with endpoints alive: boosts already running end at their own
+ * time, and each control page shows the new wait mode at once.
+ *
+ * Return: 0.
+ */
+int cosched_set_policy(unsigned int policy)
+{
+	struct cosched_ep *ep;
+
+	mutex_lock(&cosched_mutex);
+	WRITE_ONCE(cosched_tun[COSCHED_T_POLICY], policy);
+	list_for_each_entry(ep, &cosched_endpoints, node)
+		cosched_ctrl_publish_policy(ep);
+	mutex_unlock(&cosched_mutex);
+	cosched_pb_update();
+	return 0;
+}
+
+/**
+ * cosched_arrive() - announce @count arrivals to an endpoint
+ * @ep: the endpoint, pinned by the caller
+ * @count: how many messages arrived
+ *
+ * The arrival count is published before anything looks at waiters, so a
+ * waiter that checked the count before sleeping is always woken (the
+ * wait queue's barriers close the spin-then-block race).  Process
+ * context: the policy's action may boost.
+ */
+void cosched_arrive(struct cosched_ep *ep, u32 count)
+{
+	const struct cosched_policy_desc *pol = cosched_active_policy();
+	unsigned long flags;
+	u64 arrivals;
+	bool on_cpu;
+
+	spin_lock_irqsave(&ep->arrive_lock, flags);
+	arrivals = ep->ctrl->arrivals + count;
+	WRITE_ONCE(ep->ctrl->last_arrival_ns, ktime_get_ns());
+	/* A reader that sees the new count sees its time. */
+	smp_wmb();
+	WRITE_ONCE(ep->ctrl->arrivals, arrivals);
+	spin_unlock_irqrestore(&ep->arrive_lock, flags);
+	cosched_count(ep, COSCHED_CNT_ARRIVALS, count);
+
+	/* Pairs with the barrier in cosched_lower() and the waiter's. */
+	smp_mb();
+	on_cpu = READ_ONCE(ep->ctrl->on_cpu);
+	trace_cosched_arrival(ep->job->id, ep->rank, count, arrivals, on_cpu);
+	if (waitqueue_active(&ep->wq)) {
+		WRITE_ONCE(ep->woken, true);
+		wake_up_interruptible_all(&ep->wq);
+	}
+	if (READ_ONCE(ep->prio_state) == COSCHED_PRIO_LOWERED)
+		cosched_unlower(ep);
+	if (pol->on_arrival == COSCHED_ON_ARRIVAL_BOOST && !on_cpu)
+		cosched_boost(ep, COSCHED_BOOST_ARRIVAL);
+}
+
+static bool cosched_wait_done(struct cosched_ep *ep, u64 seen)
+{
+	return READ_ONCE(ep->ctrl->arrivals) != seen || READ_ONCE(ep->dead);
+}
+
+/**
+ * cosched_wait() - block until an arrival after @w->seen
+ * @ep: the endpoint, pinned by the caller
+ * @w: what was seen and for how long to wait
+ *
+ * A waiter gives up any yield or boost: it needs no CPU until woken.
+ *
+ * Return: 0 on an arrival, -ETIMEDOUT, -EINTR on a signal, or -EIDRM if
+ * the endpoint was destroyed.
+ */
+int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
+{
+	int ret;
+
+	if (cosched_wait_done(ep, w->seen))
+		return READ_ONCE(ep->dead) ? -EIDRM : 0;
+	if (current == ep->owner)
+		cosched_prio_restore(ep);
+
+	if (atomic_inc_return(&ep->nr_waiters) == 1)
+		cosched_set_state(ep, COSCHED_STATE_BLOCKED, true);
+	cosched_count(ep, COSCHED_CNT_BLOCKS, 1);
+	trace_cosched_block(ep->job->id, ep->rank, current->pid);
+	if (w->timeout_ns)
+		ret = wait_event_interruptible_hrtimeout(ep->wq,
+				cosched_wait_done(ep, w->seen),
+				ns_to_ktime(w->timeout_ns));
+	else
+		ret = wait_event_interruptible(ep->wq,
+				cosched_wait_done(ep, w->seen));
+	if (atomic_dec_and_test(&ep->nr_waiters))
+		cosched_set_state(ep, COSCHED_STATE_BLOCKED, false);
+
+	if (READ_ONCE(ep->dead))
+		ret = -EIDRM;
+	else if (ret == -ETIME)
+		ret = -ETIMEDOUT;
+	else if (ret == -ERESTARTSYS)
+		ret = -EINTR;
+	if (!ret)
+		cosched_count(ep, COSCHED_CNT_WAKEUPS, 1);
+	trace_cosched_wake(ep->job->id, ep->rank, current->pid, ret);
+	return ret;
+}
+
+/**
+ * cosched_yield() - the spin-yield action (thesis 6.1.7)
+ * @ep: the caller's endpoint, pinned by the caller
+ * @y: in: the arrival count waited for; out: what was done
+ *
+ * Lowers the owner once per awaited message and boosts the local
+ * endpoint with the newest pending message, so the CPU goes where work
+ * is waiting while the caller keeps spinning.
+ *
+ * Return: 0.
+ */
+int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y)
+{
+	struct cosched_ep *target;
+
+	y->lowered = 0;
+	y->target_id = 0;
+	if (READ_ONCE(ep->ctrl->arrivals) != y->seen)
+		return 0;
+	if (!cosched_lower(ep, y->seen))
+		return 0;
+	y->lowered = 1;
+	cosched_count(ep, COSCHED_CNT_YIELDS, 1);
+	target = cosched_pick_local(ep);
+	if (target) {
+		if (cosched_boost(target, COSCHED_BOOST_YIELD))
+			y->target_id = target->id;
+		cosched_ep_put(target);
+	}
+	trace_cosched_yield(ep->job->id, ep->rank, current->pid, y->target_id);
+	return 0;
+}

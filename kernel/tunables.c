@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tunables: one table gives every tunable its range, so the module
+ * parameters (load time) and /sys/kernel/cosched (run time) validate the
+ * same way.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+#include "cosched.h"
+
+const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
+	[COSCHED_T_POLICY]		= "policy",
+	[COSCHED_T_SPIN_US]		= "spin_us",
+	[COSCHED_T_PB_PERIOD_US]	= "pb_period_us",
+	[COSCHED_T_BOOST_US]		= "boost_us",
+	[COSCHED_T_BUDGET_PCT]		= "budget_pct",
+	[COSCHED_T_BUDGET_WINDOW_MS]	= "budget_window_ms",
+	[COSCHED_T_BOOST_MECH]		= "boost_mech",
+};
+
+/* Numeric ranges; the two named tunables are indexes into name lists. */
+static const struct {
+	unsigned int min, max;
+} cosched_range[COSCHED_NR_TUNABLES] = {
+	[COSCHED_T_POLICY]		= { 0, COSCHED_NR_POLICIES - 1 },
+	[COSCHED_T_SPIN_US]		= { 0, 100000 },
+	[COSCHED_T_PB_PERIOD_US]	= { 1000, 1000000 },
+	[COSCHED_T_BOOST_US]		= { 10, 100000 },
+	[COSCHED_T_BUDGET_PCT]		= { 0, 100 },
+	[COSCHED_T_BUDGET_WINDOW_MS]	= { 10, 10000 },
+	[COSCHED_T_BOOST_MECH]		= { 0, COSCHED_NR_MECHS - 1 },
+};
+
+unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
+	[COSCHED_T_POLICY]		= COSCHED_POLICY_LOCAL,
+	[COSCHED_T_SPIN_US]		= 250,	/* thesis: 250-300 us */
+	[COSCHED_T_PB_PERIOD_US]	= 10000,	/* thesis: 10 ms */
+	[COSCHED_T_BOOST_US]		= 2000,
+	[COSCHED_T_BUDGET_PCT]		= 30,
+	[COSCHED_T_BUDGET_WINDOW_MS]	= 100,
+	[COSCHED_T_BOOST_MECH]		= COSCHED_MECH_FIFO,
+};
+
+static int cosched_name_index(const char * const *names, unsigned int n,
+			      const char *buf)
+{
+	size_t len = strcspn(buf, "\n");
+	unsigned int i;
+
+	/* Accept exactly "name" or "name\n", as sysfs writers send it. */
+	if (buf[len] == '\n' && buf[len + 1] != '\0')
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (strlen(names[i]) == len && !strncmp(names[i], buf, len))
+			return i;
+	return -EINVAL;
+}
+
+int cosched_policy_parse(const char *buf)
+{
+	return cosched_name_index(cosched_policy_names, COSCHED_NR_POLICIES,
+				  buf);
+}
+
+/**
+ * cosched_tunable_parse() - validate a tunable's new value
+ * @id: the tunable
+ * @buf: its text: a name for policy and boost_mech, else a decimal number
+ * @val: out: the value to store
+ *
+ * Return: 0, or -EINVAL for garbage or a value outside the tunable's range.
+ */
+int cosched_tunable_parse(enum cosched_tunable_id id, const char *buf,
+			  unsigned int *val)
+{
+	int ret;
+
+	switch (id) {
+	case COSCHED_T_POLICY:
+		ret = cosched_policy_parse(buf);
+		break;
+	case COSCHED_T_BOOST_MECH:
+		ret = cosched_name_index(cosched_mech_names, COSCHED_NR_MECHS,
+					 buf);
+		break;
+	default:
+		if (kstrtouint(buf, 10, val))
+			return -EINVAL;
+		ret = *val;
+		if (*val > INT_MAX)
+			return -EINVAL;
+		break;
+	}
+	if (ret < 0)
+		return ret;
+	if (ret < cosched_range[id].min || ret > cosched_range[id].max)
+		return -EINVAL;
+	*val = ret;
+	return 0;
+}
+
+/**
+ * cosched_tunable_store() - set a tunable at run time
+ * @id: the tunable
+ * @buf: its new value as text
+ *
+ * Return: 0, or a negative errno with the tunable unchanged.
+ */
+int cosched_tunable_store(enum cosched_tunable_id id, const char *buf)
+{
+	unsigned int val;
+	int ret;
+
+	ret = cosched_tunable_parse(id, buf, &val);
+	if (ret)
+		return ret;
+	if (id == COSCHED_T_POLICY)
+		return cosched_set_policy(val);
+
+	mutex_lock(&cosched_mutex);
+	WRITE_ONCE(cosched_tun[id], val);
+	if (id == COSCHED_T_SPIN_US) {
+		struct cosched_ep *ep;
+
+		list_for_each_entry(ep, &cosched_endpoints, node)
+			cosched_ctrl_publish_policy(ep);
+	}
+	mutex_unlock(&cosched_mutex);
+	if (id == COSCHED_T_PB_PERIOD_US)
+		cosched_pb_update();
+	return 0;
+}
+
+static int cosched_list_show(const char * const *names, unsigned int n,
+			     unsigned int cur, char *buf)
+{
+	int len = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(buf, len, i == cur ? "%s[%s]" : "%s%s",
+				     i ? " " : "", names[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+/**
+ * cosched_tunable_show() - print a tunable for sysfs
+ * @id: the tunable
+ * @buf: the sysfs page
+ *
+ * Named tunables list every choice with the active one in brackets, as
+ * the block layer's scheduler file does.
+ *
+ * Return: the length written.
+ */
+int cosched_tunable_show(enum cosched_tunable_id id, char *buf)
+{
+	switch (id) {
+	case COSCHED_T_POLICY:
+		return cosched_list_show(cosched_policy_names,
+					 COSCHED_NR_POLICIES, cosched_get(id),
+					 buf);
+	case COSCHED_T_BOOST_MECH:
+		return cosched_list_show(cosched_mech_names, COSCHED_NR_MECHS,
+					 cosched_get(id), buf);
+	default:
+		return sysfs_emit(buf, "%u\n", cosched_get(id));
+	}
+}
+
+/* Module parameters: load-time only (0444); run time goes through sysfs. */
+static int cosched_param_set(const char *val, const struct kernel_param *kp)
+{
+	enum cosched_tunable_id id = (unsigned int *)kp->arg - cosched_tun;
+	unsigned int v;
+	int ret;
+
+	ret = cosched_tunable_parse(id, val, &v);
+	if (ret) {
+		pr_err("cosched: invalid %s=%s\n", cosched_tunable_names[id], val);
+		return ret;
+	}
+	cosched_tun[id] = v;
+	return 0;
+}
+
+static int cosched_param_get(char *buf, const struct kernel_param *kp)
+{
+	enum cosched_tunable_id id = (unsigned int *)kp->arg - cosched_tun;
+
+	return cosched_tunable_show(id, buf);
+}
+
+static const struct kernel_param_ops cosched_param_ops = {
+	.set = cosched_param_set,
+	.get = cosched_param_get,
+};
+
+#define COSCHED_PARAM(name, id, desc)					\
+	module_param_cb(name, &cosched_param_ops, &cosched_tun[id], 0444); \
+	MODULE_PARM_DESC(name, desc)
+
+COSCHED_PARAM(policy, COSCHED_T_POLICY,
+	      "local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy (default local)");
+COSCHED_PARAM(spin_us, COSCHED_T_SPIN_US,
+	      "spin before blocking or yielding, us, 0-100000 (default 250)");
+COSCHED_PARAM(pb_period_us, COSCHED_T_PB_PERIOD_US,
+	      "periodic boost interval, us, 1000-1000000 (default 10000)");
+COSCHED_PARAM(boost_us, COSCHED_T_BOOST_US,
+	      "longest boost, us, 10-100000 (default 2000)");
+COSCHED_PARAM(budget_pct, COSCHED_T_BUDGET_PCT,
+	      "boosted CPU share a job may use per window, %, 0-100 (default 30)");
+COSCHED_PARAM(budget_window_ms, COSCHED_T_BUDGET_WINDOW_MS,
+	      "budget window, ms, 10-10000 (default 100)");
+COSCHED_PARAM(boost_mech, COSCHED_T_BOOST_MECH,
+	      "fifo or nice (default fifo)");
