@@ -118,7 +118,7 @@ struct cosched_job {
 	struct kobject kobj;		/* jobs/<id>; holds the memory */
 	struct cosched_counters stats;
 
-	spinlock_t budget_lock;
+	spinlock_t budget_lock;		/* rolls the budget window */
 	u64 window_start_ns;
 	atomic64_t window_used_ns;	/* boosted CPU time this window */
 };

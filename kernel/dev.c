@@ -12,7 +12,6 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 
 #include "cosched.h"
 
@@ -280,13 +279,6 @@ static int cosched_mmap(struct file *file, struct vm_area_struct *vma)
 	ep = cosched_file_ep(cf);
 	if (!ep)
 		return -ENXIO;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
-		     VM_MAYEXEC);
-#else
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
-	vma->vm_flags &= ~VM_MAYEXEC;
-#endif
 	/* The mapping holds its own page reference. */
 	ret = vm_insert_page(vma, vma->vm_start, ep->ctrl_page);
 	cosched_ep_put(ep);

@@ -19,6 +19,7 @@
 
 #include "cosched.h"
 
+/* Serialises changes to the tables below and to the policy. */
 DEFINE_MUTEX(cosched_mutex);
 LIST_HEAD(cosched_endpoints);
 struct cosched_counters cosched_global_stats;

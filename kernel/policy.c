@@ -92,6 +92,7 @@ void cosched_arrive(struct cosched_ep *ep, u32 count)
 	smp_mb();
 	on_cpu = READ_ONCE(ep->ctrl->on_cpu);
 	trace_cosched_arrival(ep->job->id, ep->rank, count, arrivals, on_cpu);
+	/* The smp_mb() above orders the count before this test. */
 	if (waitqueue_active(&ep->wq)) {
 		WRITE_ONCE(ep->woken, true);
 		wake_up_interruptible_all(&ep->wq);
@@ -132,11 +133,11 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	trace_cosched_block(ep->job->id, ep->rank, current->pid);
 	if (w->timeout_ns)
 		ret = wait_event_interruptible_hrtimeout(ep->wq,
-				cosched_wait_done(ep, w->seen),
-				ns_to_ktime(w->timeout_ns));
+							 cosched_wait_done(ep, w->seen),
+							 ns_to_ktime(w->timeout_ns));
 	else
 		ret = wait_event_interruptible(ep->wq,
-				cosched_wait_done(ep, w->seen));
+					       cosched_wait_done(ep, w->seen));
 	if (atomic_dec_and_test(&ep->nr_waiters))
 		cosched_set_state(ep, COSCHED_STATE_BLOCKED, false);
 

@@ -108,15 +108,17 @@ COUNTER_ATTR(wakeups, COSCHED_CNT_WAKEUPS);
 COUNTER_ATTR(yields, COSCHED_CNT_YIELDS);
 COUNTER_ATTR(budget_exhausted, COSCHED_CNT_BUDGET_EXHAUSTED);
 
-#define COUNTER_ATTRS \
-	&counter_arrivals.kattr.attr, \
-	&counter_doorbells.kattr.attr, \
-	&counter_boosts.kattr.attr, \
-	&counter_boosted_ns.kattr.attr, \
-	&counter_blocks.kattr.attr, \
-	&counter_wakeups.kattr.attr, \
-	&counter_yields.kattr.attr, \
-	&counter_budget_exhausted.kattr.attr
+static struct attribute *cosched_counter_attrs[] = {
+	&counter_arrivals.kattr.attr,
+	&counter_doorbells.kattr.attr,
+	&counter_boosts.kattr.attr,
+	&counter_boosted_ns.kattr.attr,
+	&counter_blocks.kattr.attr,
+	&counter_wakeups.kattr.attr,
+	&counter_yields.kattr.attr,
+	&counter_budget_exhausted.kattr.attr,
+	NULL,
+};
 
 /* stats/: the module's counters and live object counts */
 
@@ -137,8 +139,7 @@ static struct kobj_attribute live_endpoints_attr =
 static struct kobj_attribute live_jobs_attr =
 	__ATTR(jobs, 0444, live_jobs_show, NULL);
 
-static struct attribute *cosched_stats_attrs[] = {
-	COUNTER_ATTRS,
+static struct attribute *cosched_live_attrs[] = {
 	&live_endpoints_attr.attr,
 	&live_jobs_attr.attr,
 	NULL,
@@ -146,7 +147,12 @@ static struct attribute *cosched_stats_attrs[] = {
 
 static const struct attribute_group cosched_stats_group = {
 	.name = "stats",
-	.attrs = cosched_stats_attrs,
+	.attrs = cosched_counter_attrs,
+};
+
+static const struct attribute_group cosched_live_group = {
+	.name = "stats",
+	.attrs = cosched_live_attrs,
 };
 
 /* jobs/<id>/ */
@@ -176,12 +182,24 @@ static struct kobj_attribute job_owner_uid_attr =
 	__ATTR(owner_uid, 0444, job_owner_uid_show, NULL);
 
 static struct attribute *cosched_job_attrs[] = {
-	COUNTER_ATTRS,
 	&job_endpoints_attr.attr,
 	&job_owner_uid_attr.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(cosched_job);
+
+static const struct attribute_group cosched_job_counter_group = {
+	.attrs = cosched_counter_attrs,
+};
+
+static const struct attribute_group cosched_job_group = {
+	.attrs = cosched_job_attrs,
+};
+
+static const struct attribute_group *cosched_job_groups[] = {
+	&cosched_job_counter_group,
+	&cosched_job_group,
+	NULL,
+};
 
 /* Runs when the last endpoint of the job is freed (RCU callback). */
 static void cosched_job_release(struct kobject *kobj)
@@ -238,6 +256,9 @@ int cosched_sysfs_init(void)
 	ret = sysfs_create_group(cosched_kobj, &cosched_stats_group);
 	if (ret)
 		goto err_tunables;
+	ret = sysfs_merge_group(cosched_kobj, &cosched_live_group);
+	if (ret)
+		goto err_stats_group;
 	cosched_jobs_kobj = kobject_create_and_add("jobs", cosched_kobj);
 	if (!cosched_jobs_kobj) {
 		ret = -ENOMEM;
@@ -246,6 +267,8 @@ int cosched_sysfs_init(void)
 	return 0;
 
 err_stats:
+	sysfs_unmerge_group(cosched_kobj, &cosched_live_group);
+err_stats_group:
 	sysfs_remove_group(cosched_kobj, &cosched_stats_group);
 err_tunables:
 	sysfs_remove_group(cosched_kobj, &cosched_tunable_group);
@@ -257,6 +280,7 @@ err_put:
 void cosched_sysfs_exit(void)
 {
 	kobject_put(cosched_jobs_kobj);
+	sysfs_unmerge_group(cosched_kobj, &cosched_live_group);
 	sysfs_remove_group(cosched_kobj, &cosched_stats_group);
 	sysfs_remove_group(cosched_kobj, &cosched_tunable_group);
 	kobject_put(cosched_kobj);

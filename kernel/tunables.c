@@ -200,21 +200,28 @@ static const struct kernel_param_ops cosched_param_ops = {
 	.get = cosched_param_get,
 };
 
-#define COSCHED_PARAM(name, id, desc)					\
-	module_param_cb(name, &cosched_param_ops, &cosched_tun[id], 0444); \
-	MODULE_PARM_DESC(name, desc)
-
-COSCHED_PARAM(policy, COSCHED_T_POLICY,
-	      "local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy (default local)");
-COSCHED_PARAM(spin_us, COSCHED_T_SPIN_US,
-	      "spin before blocking or yielding, us, 0-100000 (default 250)");
-COSCHED_PARAM(pb_period_us, COSCHED_T_PB_PERIOD_US,
-	      "periodic boost interval, us, 1000-1000000 (default 10000)");
-COSCHED_PARAM(boost_us, COSCHED_T_BOOST_US,
-	      "longest boost, us, 10-100000 (default 2000)");
-COSCHED_PARAM(budget_pct, COSCHED_T_BUDGET_PCT,
-	      "boosted CPU share a job may use per window, %, 0-100 (default 30)");
-COSCHED_PARAM(budget_window_ms, COSCHED_T_BUDGET_WINDOW_MS,
-	      "budget window, ms, 10-10000 (default 100)");
-COSCHED_PARAM(boost_mech, COSCHED_T_BOOST_MECH,
-	      "fifo or nice (default fifo)");
+module_param_cb(policy, &cosched_param_ops, &cosched_tun[COSCHED_T_POLICY],
+		0444);
+MODULE_PARM_DESC(policy,
+		 "local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy (default local)");
+module_param_cb(spin_us, &cosched_param_ops, &cosched_tun[COSCHED_T_SPIN_US],
+		0444);
+MODULE_PARM_DESC(spin_us,
+		 "spin before blocking or yielding, us, 0-100000 (default 250)");
+module_param_cb(pb_period_us, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_PB_PERIOD_US], 0444);
+MODULE_PARM_DESC(pb_period_us,
+		 "periodic boost interval, us, 1000-1000000 (default 10000)");
+module_param_cb(boost_us, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_BOOST_US], 0444);
+MODULE_PARM_DESC(boost_us, "longest boost, us, 10-100000 (default 2000)");
+module_param_cb(budget_pct, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_BUDGET_PCT], 0444);
+MODULE_PARM_DESC(budget_pct,
+		 "boosted CPU share per endpoint and window, %, 0-100 (default 30)");
+module_param_cb(budget_window_ms, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_BUDGET_WINDOW_MS], 0444);
+MODULE_PARM_DESC(budget_window_ms, "budget window, ms, 10-10000 (default 100)");
+module_param_cb(boost_mech, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_BOOST_MECH], 0444);
+MODULE_PARM_DESC(boost_mech, "fifo or nice (default fifo)");
