@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The whole test suite (`make check`): installs what it needs, runs the
+# host tests, then the module suite in a Debian 6.1 guest and a 6.12
+# guest.  Ends with one line "N passed, N failed" summing every part.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+passed=0 failed=0
+
+# Runs one part, echoing its output, and adds its own summary line.
+part() {
+	local name=$1 log
+	shift
+	echo "=== $name"
+	log=$(mktemp)
+	"$@" 2>&1 | tee "$log"
+	local status=${PIPESTATUS[0]}
+	local line
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+	rm -f "$log"
+	if [ -n "$line" ]; then
+		passed=$((passed + $(echo "$line" | awk '{print $1}')))
+		failed=$((failed + $(echo "$line" | awk '{print $3}')))
+	fi
+	if [ "$status" -ne 0 ] && { [ -z "$line" ] || [ "${line#* passed, 0 failed}" != "$line" ]; }; then
+		echo "not ok - $name exited $status"
+		failed=$((failed + 1))
+	fi
+}
+
+start=$(date +%s)
+part setup scripts/setup.sh
+part unit make -s -C tests/unit check
+part lint tests/lint.sh
+part build sh -c 'make -s modules && make -s tests && echo "1 passed, 0 failed"'
+for k in 6.1 6.12; do
+	part "guest $k" tests/vm/vmrun.sh --kernel "$k" --smp 2 --timeout 1500 -- tests/guest/run.sh
+done
+echo "=== make check took $(( $(date +%s) - start )) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

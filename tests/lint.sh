@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Kernel-style gates on the module, for every test kernel:
+#   - builds with no warnings at W=1,
+#   - sparse (C=2) reports nothing,
+#   - checkpatch.pl --strict (from Debian's linux-source-6.1) reports nothing.
+# Prints one "ok"/"not ok" line per gate and a final "N passed, N failed".
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${COSCHED_CACHE:-$HOME/.cache/cosched}
+kernels="$root/tests/vm/kernels.sh"
+passed=0 failed=0
+
+verdict() { # name, status, output
+	if [ "$2" -eq 0 ] && [ -z "$3" ]; then
+		echo "ok - $1"; passed=$((passed + 1))
+	else
+		echo "not ok - $1"; printf '%s\n' "$3" | sed 's/^/#   /'
+		failed=$((failed + 1))
+	fi
+}
+
+# checkpatch.pl and the data files it reads, taken from the source tarball.
+checkpatch() {
+	local dir="$cache/checkpatch" tarball
+	if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
+		tarball=$(ls /usr/src/linux-source-6.1.tar.* | head -n1)
+		mkdir -p "$dir"
+		tar -xf "$tarball" -C "$dir" --strip-components=1 --wildcards \
+			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+			'*/scripts/const_structs.checkpatch'
+	fi
+	echo "$dir/scripts/checkpatch.pl"
+}
+
+for k in 6.1 6.12; do
+	rel=$("$kernels" resolve "$k")
+	kdir=$("$kernels" kdir "$rel")
+	obj="$root/build/lint-$rel"
+	rm -rf "$obj" && mkdir -p "$obj"
+	for f in "$root"/kernel/*.c "$root"/kernel/*.h "$root"/kernel/Kbuild; do
+		ln -s "$f" "$obj/"
+	done
+	status=0
+	make -s -C "$kdir" M="$obj" COSCHED_ROOT="$root" W=1 C=2 modules \
+		>"$obj/lint.log" 2>&1 || status=$?
+	out=$(grep -v -e 'Skipping BTF generation' -e '^make\[' "$obj/lint.log" || true)
+	verdict "module builds for $rel with W=1 and sparse silent" "$status" "$out"
+done
+
+cp=$(checkpatch)
+# Trace headers follow the TRACE_EVENT layout that --strict's
+# parenthesis checks do not know; everything else gets all checks.
+cd "$root"
+out=$( (perl "$cp" --no-tree --strict --terse --show-types -f \
+	$(ls kernel/*.c kernel/*.h | grep -v trace.h) include/uapi/linux/cosched.h
+	perl "$cp" --no-tree --strict --terse --show-types \
+	--ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f kernel/trace.h) |
+	grep -v '^total:' || true)
+verdict "checkpatch --strict" 0 "$out"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
