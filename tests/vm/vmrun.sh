@@ -1,0 +1,395 @@
+#!/usr/bin/env bash
+# vmrun.sh - run one command inside a throw-away QEMU guest booted on a Debian
+# kernel, with the host's root filesystem as the guest's (read-only, over 9p).
+#
+# usage: vmrun.sh [options] -- CMD [ARGS...]
+#   --kernel K      6.1 | 6.12 | <release>   (default: $COSCHED_KERNEL or 6.1)
+#   --smp N         guest CPUs (default 2)
+#   --mem MB        guest memory (default 1024)
+#   --timeout SEC   kill the guest after SEC seconds (default 600)
+#   --append STR    extra kernel command line
+#   --outdir DIR    host dir shared writable as $COSCHED_VMOUT (/tmp/vmout);
+#                   default: a fresh temp dir, deleted at exit
+#   --env NAME      pass the host's $NAME into the guest (repeatable)
+#   --verbose       kernel console (loglevel 7) to stderr as it happens
+#
+# CMD runs as root in the host's $PWD (seen through 9p, read-only) with the
+# guest kernel's own modules in /lib/modules/<release>. Its stdout and stderr
+# come out on vmrun.sh's stdout and stderr.
+#
+# exit status: CMD's status; 3 if the guest's dmesg shows a kernel BUG, Oops,
+# WARNING, ... (printed to stderr); 124 on timeout; 125 if the guest died
+# without reporting a status (panic, init failure); 2 on bad usage; 1 if the
+# VM could not be set up.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SELF="$HERE/$(basename "${BASH_SOURCE[0]}")"
+CACHE="${COSCHED_CACHE:-${HOME:-/root}/.cache/cosched}"
+
+# Kernel log lines that make a run fail even when CMD succeeded.
+DMESG_BAD='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN'
+# What the guest init needs to mount the host root; modprobe resolves the
+# rest (virtio_ring, netfs, fscache, ...) from modules.dep, and whatever is
+# built into a kernel is simply skipped.
+BOOT_MODULES=(virtio_pci 9pnet_virtio 9p)
+# 9p message size: bigger means fewer round trips through QEMU; 512000 is
+# the virtio transport's limit on these kernels.
+MSIZE=512000
+
+KERNEL=${COSCHED_KERNEL:-6.1}
+SMP=2
+MEM=1024
+TIMEOUT=600
+APPEND=
+OUTDIR=
+VERBOSE=0
+ENV_NAMES=()
+CMD=()
+TMP=
+QPID=
+READERS=()
+
+log() { echo "vmrun: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+usage() {
+	sed -n '4,24s/^# \{0,1\}//p' "$SELF" >&2
+	exit 2
+}
+
+parse_args() {
+	while (($#)); do
+		case "$1" in
+		--kernel) KERNEL=${2:?--kernel needs a value}; shift 2 ;;
+		--smp) SMP=${2:?--smp needs a value}; shift 2 ;;
+		--mem) MEM=${2:?--mem needs a value}; shift 2 ;;
+		--timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
+		--append) APPEND=${2?--append needs a value}; shift 2 ;;
+		--outdir) OUTDIR=${2:?--outdir needs a value}; shift 2 ;;
+		--env) ENV_NAMES+=("${2:?--env needs a value}"); shift 2 ;;
+		--verbose | -v) VERBOSE=1; shift ;;
+		-h | --help) usage ;;
+		--) shift; CMD=("$@"); break ;;
+		*) log "unknown option '$1'"; usage ;;
+		esac
+	done
+	((${#CMD[@]})) || { log "no command given"; usage; }
+	[[ "$SMP" =~ ^[1-9][0-9]*$ && "$MEM" =~ ^[1-9][0-9]*$ && "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
+		{ log "--smp, --mem and --timeout take positive integers"; usage; }
+	local n
+	for n in "${ENV_NAMES[@]}"; do
+		[[ "$n" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || { log "bad --env name '$n'"; usage; }
+	done
+}
+
+# Quote a string for POSIX sh (the guest runs the host's dash).
+shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+
+# ---------------------------------------------------------------- initramfs
+
+# The guest's /init. It only has to get the host root mounted and hand over;
+# everything per run (paths, command) comes from the ctl share, so one
+# initramfs per kernel serves every run.
+guest_init() {
+	cat <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+
+# Any failure before the command runs: say why on the console and power off
+# without a status file, which the host reports as exit 125.
+die() { echo "vmrun-init: $*"; poweroff -f; sleep 10; }
+
+while read -r m; do
+	insmod "/modules/$m" || die "insmod $m failed"
+done </modules/order
+
+p9() { mount -t 9p -o "trans=virtio,version=9p2000.L,msize=@MSIZE@$3" "$1" "$2"; }
+R=/newroot
+p9 hostroot $R ,ro || die "cannot mount the host root over 9p"
+mount -t proc proc $R/proc
+mount -t sysfs sys $R/sys
+mount -t devtmpfs dev $R/dev
+mkdir -p $R/dev/pts $R/dev/shm
+mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts
+mount -t tmpfs tmpfs $R/dev/shm
+for d in /tmp /run /var/tmp; do mount -t tmpfs -o mode=1777 tmpfs $R$d; done
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
+mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
+
+mkdir -p $R/run/cosched $R/tmp/vmout
+p9 vmctl $R/run/cosched "" || die "cannot mount the ctl share"
+p9 vmout $R/tmp/vmout "" || die "cannot mount the results share"
+. $R/run/cosched/guest.conf
+
+# The host's /lib/modules has nothing for this kernel: put the unpacked
+# image's modules (visible through the host root) in their place.
+mount -t tmpfs -o mode=755 tmpfs $R/lib/modules
+mkdir -p "$R/lib/modules/$KREL"
+mount --bind "$R$KMODS" "$R/lib/modules/$KREL" || die "cannot bind $KMODS"
+
+ip link set lo up
+hostname "$HOSTNAME"
+# Raw ttys: no \n -> \r\n translation, no echo of anything back to the host.
+stty -F /dev/ttyS1 raw -echo
+stty -F /dev/ttyS2 raw -echo
+
+chroot $R /usr/bin/env -i /bin/sh /run/cosched/run.sh </dev/null >/dev/ttyS1 2>/dev/ttyS2
+echo $? >$R/run/cosched/status.tmp && mv $R/run/cosched/status.tmp $R/run/cosched/status
+dmesg >$R/run/cosched/dmesg
+poweroff -f
+sleep 10
+EOF
+}
+
+# build_initramfs <release> <unpacked image dir>: print the path of a cpio
+# archive for that kernel, building it if the kernel, busybox or this script
+# changed since the cached one was built.
+build_initramfs() {
+	local rel=$1 kdir=$2 dir="$CACHE/initramfs" key out stage line mod n=0
+	key=$({
+		sha256sum "$SELF" /bin/busybox
+		cat "$kdir/.cosched-unpacked"
+	} | sha256sum | cut -c1-16)
+	out="$dir/$rel-$key.cpio"
+	[[ -s "$out" ]] && { echo "$out"; return 0; }
+
+	mkdir -p "$dir"
+	exec 8>"$dir/.lock"
+	flock 8
+	[[ -s "$out" ]] && { echo "$out"; return 0; }
+	stage=$(mktemp -d "$dir/.stage.XXXXXX")
+	mkdir -p "$stage"/{bin,dev,proc,sys,modules,newroot}
+	cp /bin/busybox "$stage/bin/busybox"
+	guest_init | sed "s/@MSIZE@/$MSIZE/" >"$stage/init"
+	chmod 755 "$stage/init"
+	# The kernel opens /dev/console for init before anything is mounted.
+	mknod "$stage/dev/console" c 5 1 2>/dev/null || true
+
+	# Modules in load order. busybox insmod cannot read .ko.xz/.ko.zst (6.12
+	# ships .ko.xz), so decompress here.
+	: >"$stage/modules/order"
+	while read -r verb line _; do
+		case "$verb" in
+		builtin) continue ;; # e.g. virtio_pci on 6.12
+		insmod) ;;
+		*) rm -rf "$stage"; die "unexpected modprobe output: $verb $line" ;;
+		esac
+		mod=$(basename "$line")
+		mod=$(printf '%02d-%s' "$n" "${mod%%.ko*}.ko")
+		n=$((n + 1))
+		case "$line" in
+		*.ko.xz) xz -dc "$line" ;;
+		*.ko.zst) zstd -qdc "$line" ;;
+		*.ko.gz) gzip -dc "$line" ;;
+		*.ko) cat "$line" ;;
+		esac >"$stage/modules/$mod" || { rm -rf "$stage"; die "cannot decompress $line"; }
+		echo "$mod" >>"$stage/modules/order"
+	done < <(modprobe -d "$kdir" -S "$rel" -a --show-depends "${BOOT_MODULES[@]}" | awk '!seen[$2]++')
+
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$stage.cpio" ||
+		{ rm -rf "$stage" "$stage.cpio"; die "cpio failed"; }
+	mv "$stage.cpio" "$out"
+	rm -rf "$stage"
+	# Old archives for this kernel are dead weight; leave recent ones in case a
+	# run of another checkout is about to boot one.
+	find "$dir" -maxdepth 1 -name "$rel-*.cpio" ! -name "$(basename "$out")" -mmin +60 -delete
+	echo "$out"
+}
+
+# boot_kernel <release> <unpacked image dir>: print the kernel to boot.
+# Debian's 6.1 vmlinuz is xz-compressed and decompressing it under TCG takes
+# ~3.5 s of every boot, so boot the uncompressed ELF inside it instead: QEMU
+# starts an ELF kernel through its PVH entry point (CONFIG_PVH=y in Debian),
+# skipping the BIOS and the decompressor. Falls back to the vmlinuz.
+boot_kernel() {
+	local rel=$1 kdir=$2 vmlinuz="$2/boot/vmlinuz-$1" dir="$CACHE/initramfs" out tmp off
+	out="$dir/vmlinux-$rel-$(sha256sum <"$kdir/.cosched-unpacked" | cut -c1-16)"
+	[[ -s "$out" ]] && { echo "$out"; return 0; }
+	mkdir -p "$dir"
+	tmp=$(mktemp "$dir/.vmlinux.XXXXXX")
+	# The payload starts at the first compression magic in the bzImage; the
+	# decompressors complain about the trailing bytes after it, hence || true.
+	for magic in '\xfd7zXZ\x00:xz -dc' '\x28\xb5\x2f\xfd:zstd -qdc' '\x1f\x8b\x08:gzip -dc'; do
+		off=$(LC_ALL=C grep -obUaPm1 "${magic%%:*}" "$vmlinuz" | head -n1 | cut -d: -f1)
+		[[ -n "$off" ]] || continue
+		tail -c +"$((off + 1))" "$vmlinuz" | ${magic#*:} >"$tmp" 2>/dev/null || true
+		# PVH needs the XEN_ELFNOTE_PHYS32_ENTRY (type 0x12) note.
+		if readelf -n "$tmp" 2>/dev/null | grep -q 'Xen.*0x00000012'; then
+			mv "$tmp" "$out"
+			echo "$out"
+			return 0
+		fi
+	done
+	rm -f "$tmp"
+	echo "$vmlinuz"
+}
+
+# ---------------------------------------------------------------- one run
+
+# Files the guest reads from the ctl share: guest.conf for /init, run.sh for
+# the command (cwd, environment, argv).
+write_ctl() {
+	local ctl=$1 rel=$2 kdir=$3 n a
+	{
+		echo "KREL=$(shq "$rel")"
+		echo "KMODS=$(shq "$kdir/lib/modules/$rel")"
+		echo "HOSTNAME=$(shq "$(hostname)")"
+	} >"$ctl/guest.conf"
+	{
+		echo "export PATH='/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'"
+		echo "export HOME=/tmp TERM=dumb LANG=C.UTF-8"
+		echo "export COSCHED_VMOUT=/tmp/vmout COSCHED_KVER=$(shq "$rel") COSCHED_VM=1"
+		for n in "${ENV_NAMES[@]}"; do
+			[[ -v "$n" ]] && echo "export $n=$(shq "${!n}")"
+		done
+		echo "cd $(shq "$PWD") || exit 126"
+		printf 'exec'
+		for a in "${CMD[@]}"; do printf ' %s' "$(shq "$a")"; done
+		echo
+	} >"$ctl/run.sh"
+}
+
+# Copy a FIFO's contents to a file descriptor in the background.
+start_reader() {
+	local fifo=$1 fd=$2 log=${3:-}
+	if [[ -n "$log" ]]; then
+		tee "$log" <"$fifo" >&"$fd" &
+	else
+		cat <"$fifo" >&"$fd" &
+	fi
+	READERS+=($!)
+}
+
+# Let the readers see EOF even if QEMU never opened their FIFOs, then wait.
+stop_readers() {
+	local f pid
+	for f in "$TMP"/fifo/*.out; do
+		[[ -p "$f" ]] || continue
+		exec 7<>"$f"
+		exec 7>&-
+	done
+	for pid in "${READERS[@]}"; do wait "$pid" 2>/dev/null || true; done
+	READERS=()
+}
+
+cleanup() {
+	[[ -n "$QPID" ]] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
+	QPID=
+	[[ -n "$TMP" ]] && stop_readers
+	[[ -n "$TMP" ]] && rm -rf "$TMP"
+	return 0
+}
+
+on_signal() {
+	log "interrupted"
+	cleanup
+	exit 130
+}
+
+qemu_cmd() {
+	local kernel=$1 initrd=$2 ctl=$3 out=$4 loglevel=4
+	((VERBOSE)) && loglevel=7
+	local append="console=ttyS0 loglevel=$loglevel panic=-1 mitigations=off"
+	# TCG is slow and the host may run several guests on 2 cores: give the
+	# lockup and RCU stall detectors more slack so only real hangs trip them.
+	append+=" watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60"
+	[[ -n "$APPEND" ]] && append+=" $APPEND"
+	QEMU=(
+		qemu-system-x86_64 -accel tcg -machine pc -cpu max
+		-smp "$SMP" -m "$MEM"
+		-nodefaults -no-user-config -display none -no-reboot
+		-kernel "$kernel" -initrd "$initrd" -append "$append"
+		# ttyS0: kernel console, ttyS1: CMD's stdout, ttyS2: CMD's stderr.
+		-chardev "pipe,id=con,path=$TMP/fifo/con" -serial chardev:con
+		-chardev "pipe,id=out,path=$TMP/fifo/out" -serial chardev:out
+		-chardev "pipe,id=err,path=$TMP/fifo/err" -serial chardev:err
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$ctl,mount_tag=vmctl,security_model=none"
+		-virtfs "local,path=$out,mount_tag=vmout,security_model=none"
+	)
+}
+
+# Print the kernel log from just before its first bad line; return 0 if bad.
+check_dmesg() {
+	local dmesg=$1 first
+	first=$(grep -nE "$DMESG_BAD" "$dmesg" | head -n1 | cut -d: -f1)
+	[[ -n "$first" ]] || return 1
+	log "kernel problems in the guest's dmesg:"
+	grep -E "$DMESG_BAD" "$dmesg" | sed 's/^/vmrun:   /' >&2
+	log "dmesg from line $first:"
+	tail -n +"$((first > 5 ? first - 5 : 1))" "$dmesg" | head -n 200 >&2
+	return 0
+}
+
+console_tail() {
+	log "last console lines:"
+	tail -n 40 "$TMP/console.log" | tr -d '\r' >&2
+	[[ -s "$TMP/qemu.log" ]] && { log "qemu said:"; cat "$TMP/qemu.log" >&2; }
+	return 0
+}
+
+main() {
+	parse_args "$@"
+	local rel kdir initrd kernel ctl out start rc status f elapsed
+	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing; run scripts/setup.sh"
+	rel=$("$HERE/kernels.sh" resolve "$KERNEL")
+	kdir=$("$HERE/kernels.sh" image "$rel")
+	initrd=$(build_initramfs "$rel" "$kdir")
+	kernel=$(boot_kernel "$rel" "$kdir")
+
+	trap on_signal INT TERM HUP
+	trap cleanup EXIT
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/vmrun.XXXXXX")
+	ctl="$TMP/ctl"
+	out=${OUTDIR:-$TMP/out}
+	mkdir -p "$ctl" "$out" "$TMP/fifo"
+	out=$(cd "$out" && pwd)
+	write_ctl "$ctl" "$rel" "$kdir"
+	# QEMU's pipe chardev writes to <path>.out and reads <path>.in.
+	for f in con out err; do mkfifo "$TMP/fifo/$f.in" "$TMP/fifo/$f.out"; done
+	if ((VERBOSE)); then
+		start_reader "$TMP/fifo/con.out" 2 "$TMP/console.log"
+	else
+		exec 6>"$TMP/console.log"
+		start_reader "$TMP/fifo/con.out" 6
+	fi
+	start_reader "$TMP/fifo/out.out" 1
+	start_reader "$TMP/fifo/err.out" 2
+
+	qemu_cmd "$kernel" "$initrd" "$ctl" "$out"
+	start=$EPOCHREALTIME
+	timeout -k 5 "$TIMEOUT" "${QEMU[@]}" </dev/null >"$TMP/qemu.log" 2>&1 &
+	QPID=$!
+	rc=0
+	wait "$QPID" || rc=$?
+	QPID=
+	stop_readers
+	elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+
+	if ((rc == 124 || rc == 137)); then
+		log "timeout: $rel guest still running after ${TIMEOUT}s, killed"
+		console_tail
+		status=124
+	elif [[ ! -s "$ctl/status" ]]; then
+		log "the $rel guest died without reporting a status (qemu exit $rc)"
+		console_tail
+		status=125
+	else
+		status=$(cat "$ctl/status")
+		if [[ -f "$ctl/dmesg" ]] && check_dmesg "$ctl/dmesg"; then
+			log "command exit=$status, failing the run because of the kernel log"
+			status=3
+		fi
+	fi
+	log "$rel smp=$SMP exit=$status in ${elapsed}s"
+	return "$status"
+}
+
+main "$@"
