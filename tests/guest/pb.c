@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pb: periodic boosting.
+ *  - pb: a receiver with a pending message, sharing CPU 0 with a hog at
+ *    nice 19 (so it hardly ever runs by itself), is boosted within about
+ *    one pb period.
+ *  - pbt: of two pending endpoints on CPU 0, the one whose message came
+ *    last is boosted first.
+ *  - budget: an endpoint that stays pending is boosted every period, but
+ *    with budget_pct=5 its boosted time stays within the budget (+ one
+ *    boost_us per window) and budget_exhausted counts the refusals.
+ */
+#define _GNU_SOURCE
+#include "check.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define JOB		0x9b0000ull
+#define MAXN		256
+#define LOW_NICE	19
+
+/* One busy-polling receiver process and what it saw. */
+struct rcv {
+	u64 seen_at[MAXN];	/* indexed by arrival number */
+	u64 boosts_at[MAXN];	/* its STATS boosts when it saw it */
+	u64 last_at[MAXN];	/* last_arrival_ns it saw */
+	u64 seen;
+	int ready, stop, err;
+};
+
+static void receiver(struct rcv *r, int fd, u64 job, int nice, bool consume)
+{
+	struct cosched_ctrl *ctrl;
+	struct cosched_stats st;
+	u64 a;
+
+	pin_cpu(0);
+	setpriority(PRIO_PROCESS, 0, nice);
+	if ((r->err = -ep_create_fd(fd, job, 0, NULL)) || !(ctrl = ctrl_map(fd))) {
+		r->err = r->err ? r->err : errno;
+		WR(r->ready, 1);
+		_exit(1);
+	}
+	WR(r->ready, 1);
+	while (!RD(r->stop)) {
+		a = RD(ctrl->arrivals);
+		if (a == r->seen || a >= MAXN) {
+			cpu_relax();
+			continue;
+		}
+		r->seen_at[a] = now_ns();
+		r->last_at[a] = RD(ctrl->last_arrival_ns);
+		ep_stats(fd, &st);
+		r->boosts_at[a] = st.boosts;
+		if (consume)
+			WR(ctrl->consumed, a);
+		WR(r->seen, a);
+	}
+	_exit(0);
+}
+
+static pid_t start_receiver(struct rcv *r, int fd, u64 job, int nice, bool consume)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		receiver(r, fd, job, nice, consume);
+	while (!RD(r->ready))
+		sleep_ns(1000000);
+	if (r->err)
+		bail("receiver endpoint: %s", strerror(r->err));
+	return pid;
+}
+
+static void stop_receiver(struct rcv *r, pid_t pid)
+{
+	WR(r->stop, 1);
+	kill(pid, SIGKILL);
+	wait_child(pid);
+}
+
+static void test_pb_period(void)
+{
+	const u64 period = 10000, n = 60, job = JOB + 1;
+	struct rcv *r = shared_alloc(sizeof(*r));
+	struct cosched_stats st;
+	u64 lat[MAXN], p90, max, got = 0;
+	int fd = dev_open();
+	pid_t hog, rp;
+
+	policy_set("pb");
+	sysfs_set_u64("pb_period_us", period);
+	hog = hog_start(0);
+	rp = start_receiver(r, fd, job, LOW_NICE, true);
+	for (u64 i = 1; i <= n; i++) {
+		sleep_ns(2000000 + rnd(6000001));
+		doorbell(fd, job, 0, 1);
+		if (!poll_until(RD(r->seen) >= i, 2000))
+			break;
+		lat[got++] = r->seen_at[i] - r->last_at[i];
+	}
+	ep_stats(fd, &st);
+	stop_receiver(r, rp);
+	hog_stop(hog);
+	close(fd);
+
+	expect_eq(got, n, "pb: the nice-19 receiver saw every message within 2 s");
+	if (!got)
+		return;
+	p90 = percentile(lat, got, 90);
+	max = percentile(lat, got, 100);
+	t_diag("pb (period %llu us): arrival-to-seen median %.1f us, p90 %.1f us, "
+	       "max %.1f us; boosts %llu, budget_exhausted %llu",
+	       (unsigned long long)period, percentile(lat, got, 50) / 1e3,
+	       p90 / 1e3, max / 1e3, (unsigned long long)st.boosts,
+	       (unsigned long long)st.budget_exhausted);
+	okf(st.boosts >= got / 2, "pb: STATS shows boosts for the messages",
+	    "boosts %llu for %llu messages", (unsigned long long)st.boosts,
+	    (unsigned long long)got);
+	okf(p90 <= period * 1000 + 5000000, "pb: p90 latency within one period + 5 ms",
+	    "p90 %.1f us", p90 / 1e3);
+	okf(max <= 2 * period * 1000 + 5000000, "pb: max latency within two periods + 5 ms",
+	    "max %.1f us", max / 1e3);
+}
+
+static void test_pbt_newest_first(void)
+{
+	const u64 period = 50000, rounds = 6;
+	struct rcv *a = shared_alloc(sizeof(*a)), *b = shared_alloc(sizeof(*b));
+	int fa = dev_open(), fb = dev_open(), valid = 0, b_first = 0, natural = 0;
+	struct cosched_stats sa, sb, sa2;
+	pid_t hog, pa, pbid;
+
+	policy_set("pbt");
+	sysfs_set_u64("pb_period_us", period);
+	hog = hog_start(0);
+	pa = start_receiver(a, fa, JOB + 2, LOW_NICE, true);
+	pbid = start_receiver(b, fb, JOB + 3, LOW_NICE, true);
+	for (u64 i = 1; i <= rounds; i++) {
+		sleep_ns(rnd(period * 1000));
+		ep_stats(fa, &sa);
+		ep_stats(fb, &sb);
+		doorbell(fa, JOB + 2, 0, 1);
+		sleep_ns(2000000);
+		doorbell(fa, JOB + 3, 0, 1);
+		ep_stats(fa, &sa2);
+		if (!poll_until(RD(a->seen) >= i && RD(b->seen) >= i, 3000)) {
+			t_diag("pbt round %llu: a message was not seen in 3 s",
+			       (unsigned long long)i);
+			break;
+		}
+		/* Count only rounds where both were boosted to see their
+		 * message and no tick fell between the two rings. */
+		if (sa2.boosts != sa.boosts) {
+			t_diag("pbt round %llu: a tick came between the rings",
+			       (unsigned long long)i);
+			continue;
+		}
+		if (a->boosts_at[i] == sa.boosts || b->boosts_at[i] == sb.boosts) {
+			natural++;
+			continue;
+		}
+		valid++;
+		b_first += b->seen_at[i] < a->seen_at[i];
+		t_diag("pbt round %llu: newer seen %.1f ms after its ring, older %.1f ms "
+		       "after its ring", (unsigned long long)i,
+		       (b->seen_at[i] - b->last_at[i]) / 1e6,
+		       (a->seen_at[i] - a->last_at[i]) / 1e6);
+	}
+	stop_receiver(a, pa);
+	stop_receiver(b, pbid);
+	hog_stop(hog);
+	close(fa);
+	close(fb);
+	t_diag("pbt: %d valid rounds, %d where a receiver ran without a boost",
+	       valid, natural);
+	ok(valid >= 3, "pbt: at least 3 rounds with both receivers boosted");
+	expect_eq(b_first, valid, "pbt: the newer arrival is boosted first");
+}
+
+static void test_budget(void)
+{
+	const u64 pct = 5, run_ms = 2000, job = JOB + 4;
+	struct rcv *r = shared_alloc(sizeof(*r));
+	struct cosched_stats s0, s1;
+	u64 window_ms, boost_us, windows, allowed, used;
+	int fd = dev_open();
+	pid_t hog, rp;
+
+	policy_set("pb");
+	sysfs_set_u64("pb_period_us", 10000);
+	sysfs_set_u64("budget_pct", pct);
+	window_ms = sysfs_u64("budget_window_ms");
+	boost_us = sysfs_u64("boost_us");
+	hog = hog_start(0);
+	rp = start_receiver(r, fd, job, 0, false);	/* never consumes */
+	doorbell(fd, job, 0, 1);
+	ep_stats(fd, &s0);
+	sleep_ns(run_ms * 1000000);
+	ep_stats(fd, &s1);
+	stop_receiver(r, rp);
+	hog_stop(hog);
+
+	used = s1.boosted_ns - s0.boosted_ns;
+	windows = run_ms / window_ms + 2;	/* partial windows at both ends */
+	allowed = windows * (window_ms * 1000000 * pct / 100 + boost_us * 1000);
+	t_diag("budget %llu%% of %llu ms: boosted %.1f ms in %llu ms (%llu boosts, "
+	       "%llu refused), allowed %.1f ms", (unsigned long long)pct,
+	       (unsigned long long)window_ms, used / 1e6,
+	       (unsigned long long)run_ms,
+	       (unsigned long long)(s1.boosts - s0.boosts),
+	       (unsigned long long)(s1.budget_exhausted - s0.budget_exhausted),
+	       allowed / 1e6);
+	ok(s1.boosts > s0.boosts, "budget: the pending endpoint was boosted");
+	okf(used <= allowed, "budget: boosted time within budget + one boost per window",
+	    "boosted %.1f ms > %.1f ms", used / 1e6, allowed / 1e6);
+	ok(s1.budget_exhausted > s0.budget_exhausted,
+	   "budget: budget_exhausted counts refused boosts");
+	expect_eq(job_u64(job, "budget_exhausted"), s1.budget_exhausted,
+		  "budget: jobs/<id>/budget_exhausted = the endpoint's");
+	close(fd);
+	sysfs_set_u64("budget_pct", 30);
+}
+
+int main(void)
+{
+	if (nr_cpus() < 2)
+		bail("needs 2 CPUs");
+	pin_cpu(1);
+	test_pb_period();
+	test_pbt_newest_first();
+	test_budget();
+	policy_set("local");
+	sysfs_set_u64("pb_period_us", 10000);
+	return t_done();
+}

@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh: the cosched guest test suite.  Runs inside a QEMU guest as root,
+# from anywhere (it changes to the repository root), e.g.
+#   make -C tests/guest && tests/vm/vmrun.sh --kernel 6.12 -- tests/guest/run.sh
+#
+# usage: run.sh [-l] [-k module.ko] [TEST...]
+#   -l            list the tests and exit
+#   -k KO         module to load (default $COSCHED_KO or build/$(uname -r)/cosched.ko)
+#   TEST...       run only these (default: all, in the listed order)
+# environment: HAMMER_N (arrivals per hammer run), LATENCY_N (samples),
+#   COSCHED_VMOUT (logs go to $COSCHED_VMOUT/guest-tests/ when set)
+#
+# Before every test the module is reloaded with its defaults; a test fails
+# if it exits non-zero, times out, leaves the module unloaded, or the
+# kernel logs a BUG/WARNING/Oops while it runs.  The last line is
+# "N passed, N failed"; the exit status is 1 if any test failed.
+
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+BIN=$ROOT/build/tests
+KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
+HAMMER_N=${HAMMER_N:-30000}
+LATENCY_N=${LATENCY_N:-300}
+ALL="abi sysfs hammer hammer-sb latency yield pb budget lifecycle security stress"
+BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
+LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
+LOGDIR=${LOGDIR:-/tmp/guest-tests}
+
+# test name -> "timeout_seconds command..."
+spec() {
+	case $1 in
+	abi)		echo "90 $BIN/abi" ;;
+	sysfs)		echo "90 $BIN/sysfs" ;;
+	hammer)		echo "90 $BIN/hammer -n $HAMMER_N -t 30" ;;
+	hammer-sb)	echo "90 $BIN/hammer -n $HAMMER_N -t 30 -p dcs-sb" ;;
+	latency)	echo "180 $ROOT/tests/guest/latency.sh $LATENCY_N" ;;
+	yield)		echo "90 $BIN/yield" ;;
+	pb)		echo "90 $BIN/pb" ;;
+	budget)		echo "60 $BIN/budget" ;;
+	lifecycle)	echo "90 $BIN/lifecycle" ;;
+	security)	echo "60 $BIN/security" ;;
+	stress)		echo "180 $BIN/stress" ;;
+	*)		return 1 ;;
+	esac
+}
+
+while getopts lk: opt; do
+	case $opt in
+	l) echo "$ALL" | tr ' ' '\n'; exit 0 ;;
+	k) KO=$OPTARG ;;
+	*) sed -n '8,14s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+TESTS=${*:-$ALL}
+export COSCHED_KO="$KO" BIN
+
+for t in $TESTS; do
+	spec "$t" > /dev/null || { echo "run.sh: unknown test '$t' (-l lists them)" >&2; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "run.sh: must run as root (inside the guest)" >&2; exit 2; }
+[ -f "$KO" ] || { echo "run.sh: no module at $KO (make module KVER=$(uname -r))" >&2; exit 2; }
+[ -x "$BIN/abi" ] || { echo "run.sh: no test binaries in $BIN (make -C tests/guest on the host)" >&2; exit 2; }
+mkdir -p "$LOGDIR"
+
+reload() {
+	if [ -d /sys/module/cosched ]; then
+		rmmod cosched || return 1
+	fi
+	insmod "$KO" || return 1
+	i=0
+	while [ ! -e /dev/cosched ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -e /dev/cosched ]
+}
+
+taint() {
+	cat /proc/sys/kernel/tainted
+}
+
+passed=0
+failed=0
+failed_names=
+suite_start=$(date +%s)
+echo "# cosched guest tests on $(uname -r), $(nproc) CPUs, module $KO"
+for t in $TESTS; do
+	set -- $(spec "$t")
+	limit=$1
+	shift
+	log=$LOGDIR/$t.log
+	secs=0
+	why=
+	echo "# ---- $t: $*"
+	if ! reload; then
+		why="module reload failed"
+	else
+		lines=$(dmesg | wc -l)
+		taint0=$(taint)
+		start=$(date +%s)
+		timeout -k 5 "$limit" "$@" > "$log" 2>&1
+		rc=$?
+		secs=$(( $(date +%s) - start ))
+		cat "$log"
+		if [ $rc = 124 ] || [ $rc = 137 ]; then
+			why="timed out after ${limit}s"
+		elif [ $rc != 0 ]; then
+			why="exit status $rc"
+		fi
+		new=$(dmesg | tail -n +$((lines + 1)) | grep -E "$BAD_DMESG")
+		if [ -n "$new" ]; then
+			echo "$new" | head -20 | sed 's/^/# kernel: /'
+			why="${why:+$why; }kernel log: $(echo "$new" | head -1)"
+		fi
+		# New taint bits other than module loading ones (O, E).
+		t1=$(taint)
+		if [ $(( (t1 & ~taint0) & ~(4096 | 8192) )) != 0 ]; then
+			why="${why:+$why; }kernel taint $taint0 -> $t1"
+		fi
+		if [ ! -d /sys/module/cosched ]; then
+			why="${why:+$why; }left the module unloaded"
+		fi
+	fi
+	if [ -z "$why" ]; then
+		passed=$((passed + 1))
+		echo "PASS $t (${secs}s)"
+	else
+		failed=$((failed + 1))
+		failed_names="$failed_names $t"
+		echo "FAIL $t (${secs}s): $why"
+	fi
+done
+reload > /dev/null 2>&1
+echo "# total $(( $(date +%s) - suite_start ))s on $(uname -r); logs in $LOGDIR${failed_names:+; failed:$failed_names}"
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
