@@ -288,9 +288,9 @@ cleanup() {
 }
 
 on_signal() {
-	log "interrupted"
+	log "interrupted by SIG$1"
 	cleanup
-	exit 130
+	exit $((128 + $(kill -l "$1")))
 }
 
 qemu_cmd() {
@@ -330,7 +330,7 @@ check_dmesg() {
 
 console_tail() {
 	log "last console lines:"
-	tail -n 40 "$TMP/console.log" | tr -d '\r' >&2
+	tail -n 80 "$TMP/console.log" | tr -d '\r' >&2
 	[[ -s "$TMP/qemu.log" ]] && { log "qemu said:"; cat "$TMP/qemu.log" >&2; }
 	return 0
 }
@@ -344,7 +344,9 @@ main() {
 	initrd=$(build_initramfs "$rel" "$kdir")
 	kernel=$(boot_kernel "$rel" "$kdir")
 
-	trap on_signal INT TERM HUP
+	trap 'on_signal INT' INT
+	trap 'on_signal TERM' TERM
+	trap 'on_signal HUP' HUP
 	trap cleanup EXIT
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/vmrun.XXXXXX")
 	ctl="$TMP/ctl"

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# setup.sh - install everything cosched's build and tests need on a Debian 12
+# machine, as root. Idempotent: a second run installs nothing, runs no
+# `apt-get update` and takes a few seconds.
+#
+#   - Debian packages: compiler, QEMU, busybox, BPF/io_uring libraries, sparse,
+#     the kernel source (for checkpatch.pl), ...
+#   - for each test kernel (6.1, 6.12): its headers (installed) and its image
+#     (downloaded and unpacked into $COSCHED_CACHE, never installed: see
+#     tests/vm/kernels.sh)
+#   - checkpatch.pl and its data files, extracted into $COSCHED_CACHE/checkpatch
+#
+# COSCHED_CACHE defaults to ~/.cache/cosched.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KERNELS="$ROOT/tests/vm/kernels.sh"
+CACHE="${COSCHED_CACHE:-${HOME:-/root}/.cache/cosched}"
+TEST_KERNELS=(6.1 6.12)
+PACKAGES=(
+	build-essential qemu-system-x86 busybox-static cpio xz-utils zstd kmod
+	sparse linux-source-6.1 python3 clang llvm libbpf-dev bpftool
+	liburing-dev dwarves iproute2
+)
+export DEBIAN_FRONTEND=noninteractive
+
+log() { echo "setup: $*"; }
+die() { echo "setup: error: $*" >&2; exit 1; }
+
+missing_packages() {
+	local p
+	for p in "$@"; do
+		[[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" == installed ]] || echo "$p"
+	done
+}
+
+# Called at most once per run; kernels.sh sees COSCHED_APT_UPDATED and does
+# not update again.
+apt_update() {
+	[[ "${COSCHED_APT_UPDATED:-0}" == 1 ]] && return 0
+	log "apt-get update"
+	apt-get update -qq >/dev/null || die "apt-get update failed (is a Debian mirror reachable?)"
+	export COSCHED_APT_UPDATED=1
+}
+
+install_packages() {
+	local missing
+	mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
+	if ((${#missing[@]} == 0)); then
+		log "all ${#PACKAGES[@]} packages already installed"
+		return 0
+	fi
+	apt_update
+	log "installing ${missing[*]}"
+	apt-get install -y -q=2 --no-install-recommends "${missing[@]}" ||
+		die "apt-get install failed"
+}
+
+fetch_kernels() {
+	local k rel
+	for k in "${TEST_KERNELS[@]}"; do
+		rel=$("$KERNELS" fetch "$k") || die "could not fetch kernel $k"
+		log "kernel $k: $rel, headers $("$KERNELS" kdir "$rel"), image $CACHE/kernels/$rel"
+	done
+}
+
+# checkpatch.pl reads spelling.txt and const_structs.checkpatch from its own
+# directory; those three files are all we need from the 140 MB tarball. The
+# layout ($CACHE/checkpatch/scripts/...) is the one tests/lint.sh expects.
+extract_checkpatch() {
+	local dir="$CACHE/checkpatch" tarball top ver stamp tmp f
+	tarball=$(find /usr/src -maxdepth 1 -name 'linux-source-6.1.tar.*' | head -n1)
+	[[ -n "$tarball" ]] || die "linux-source-6.1 installed but no /usr/src/linux-source-6.1.tar.*"
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+	stamp="$dir/.cosched-version"
+	if [[ -f "$stamp" && "$(cat "$stamp")" == "$ver" && -f "$dir/scripts/checkpatch.pl" ]]; then
+		log "checkpatch: $dir/scripts/checkpatch.pl (cached)"
+		return 0
+	fi
+	log "extracting checkpatch.pl from $tarball"
+	# head closes the pipe early; tar's SIGPIPE is expected.
+	top=$(tar -tf "$tarball" 2>/dev/null | head -n1 || true)
+	top=${top%%/*}
+	tmp=$(mktemp -d)
+	# --occurrence: stop reading the archive once each member was found.
+	tar -xf "$tarball" -C "$tmp" --occurrence \
+		"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+		"$top/scripts/const_structs.checkpatch" || { rm -rf "$tmp"; die "extracting checkpatch failed"; }
+	mkdir -p "$dir/scripts"
+	for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
+		mv -f "$tmp/$top/scripts/$f" "$dir/scripts/$f"
+	done
+	rm -rf "$tmp"
+	echo "$ver" >"$stamp"
+	log "checkpatch: $dir/scripts/checkpatch.pl"
+}
+
+main() {
+	local start=$SECONDS
+	((EUID == 0)) || die "run as root (it installs Debian packages)"
+	if ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
+		die "this needs a Debian system (apt-get, dpkg-query)"
+	fi
+	install_packages
+	fetch_kernels
+	extract_checkpatch
+	log "done in $((SECONDS - start)) s"
+}
+
+main "$@"

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# selftest.sh - test the VM harness itself (vmrun.sh + kernels.sh) on the host.
+#
+# usage: tests/vm/selftest.sh [kernel...]      (default: 6.1 6.12)
+#
+# Per kernel, one boot runs a batch of probes whose answers are checked here
+# (repo visible, uname -r, module loading, results share, lo up, nproc, env,
+# stdout/stderr kept apart), and one boot checks that CMD's exit status comes
+# back. On the first kernel, two more boots check that a kernel WARNING fails
+# the run (exit 3) and that --timeout kills the guest (exit 124).
+# Prints "ok N - ..." / "not ok N - ..." lines and "N passed, N failed".
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VMRUN="$HERE/vmrun.sh"
+KERNELS="$HERE/kernels.sh"
+PASSED=0
+FAILED=0
+N=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/vmselftest.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+# check <description> <command...>: one TAP line from the command's status.
+check() {
+	local what=$1
+	shift
+	N=$((N + 1))
+	if "$@"; then
+		echo "ok $N - $what"
+		PASSED=$((PASSED + 1))
+	else
+		echo "not ok $N - $what"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+# Show the end of a file as TAP diagnostics (after a failure).
+diag() { [[ -f "$1" ]] && tail -n 20 "$1" | sed 's/^/#   /'; return 0; }
+
+# The probes, run by bash inside the guest; each prints "key=value".
+# shellcheck disable=SC2016 # expanded in the guest, not here
+PROBES='
+echo "pwd=$PWD"
+echo "repo=$(sha256sum tests/vm/selftest.sh | cut -d" " -f1)"
+echo "uname=$(uname -r)"
+echo "kver=$COSCHED_KVER"
+modprobe dummy && grep -q "^dummy " /proc/modules && echo "module=loaded"
+echo "$SELFTEST_TOKEN" >"$COSCHED_VMOUT/token"
+ip -o link show lo | grep -q "[<,]UP[,>]" && echo "lo=up"
+echo "nproc=$(nproc)"
+echo "token=$SELFTEST_TOKEN"
+echo "tracing=$(test -e /sys/kernel/tracing/trace && echo yes)"
+echo "bpffs=$(stat -f -c %T /sys/fs/bpf)"
+echo "stderr-probe" >&2
+'
+
+streams_apart() { grep -qx stderr-probe "$2" && ! grep -q stderr-probe "$1"; }
+
+summary_ok() {
+	local line
+	line=$(tail -n1 "$1")
+	[[ "$line" =~ ^vmrun:\ (.*)\ smp=2\ exit=0\ in\ [0-9.]+s$ && "${BASH_REMATCH[1]}" == "$2" ]]
+}
+
+# fact <file> <key>: the value the guest printed for key.
+fact() { sed -n "s/^$2=//p" "$1" | head -n1; }
+
+test_kernel() {
+	local k=$1 rel dir status out err token
+	rel=$("$KERNELS" resolve "$k")
+	dir="$TMP/$k"
+	mkdir -p "$dir/out"
+	out="$dir/stdout"
+	err="$dir/stderr"
+	token="$k-$$-$RANDOM"
+
+	status=0
+	SELFTEST_TOKEN=$token "$VMRUN" --kernel "$k" --smp 2 --timeout 300 \
+		--outdir "$dir/out" --env SELFTEST_TOKEN -- bash -c "$PROBES" >"$out" 2>"$err" || status=$?
+	check "$k: probe batch exits 0 (like true)" test "$status" -eq 0 || diag "$err"
+	check "$k: cwd is the host's \$PWD" test "$(fact "$out" pwd)" = "$PWD"
+	check "$k: guest reads the host repo" \
+		test "$(fact "$out" repo)" = "$(sha256sum "$HERE/selftest.sh" | cut -d' ' -f1)"
+	check "$k: uname -r is $rel" test "$(fact "$out" uname)" = "$rel"
+	check "$k: COSCHED_KVER is $rel" test "$(fact "$out" kver)" = "$rel"
+	check "$k: modprobe dummy loads the guest kernel's module" test "$(fact "$out" module)" = loaded
+	check "$k: \$COSCHED_VMOUT shows up in --outdir on the host" \
+		test "$(cat "$dir/out/token" 2>/dev/null)" = "$token"
+	check "$k: lo is UP" test "$(fact "$out" lo)" = up
+	check "$k: --smp 2 gives nproc 2" test "$(fact "$out" nproc)" = 2
+	check "$k: --env passes a variable" test "$(fact "$out" token)" = "$token"
+	check "$k: tracefs at /sys/kernel/tracing" test "$(fact "$out" tracing)" = yes
+	check "$k: bpffs at /sys/fs/bpf" test "$(fact "$out" bpffs)" = bpf_fs
+	check "$k: CMD's stderr on stderr, not stdout" streams_apart "$out" "$err"
+	check "$k: vmrun's summary is the last stderr line" summary_ok "$err" "$rel"
+
+	status=0
+	"$VMRUN" --kernel "$k" --timeout 300 -- sh -c 'exit 7' >"$dir/exit.out" 2>&1 || status=$?
+	check "$k: sh -c 'exit 7' exits 7" test "$status" -eq 7 || diag "$dir/exit.out"
+}
+
+# Failure paths, on one kernel only: they test vmrun.sh, not the kernel.
+test_failures() {
+	local k=$1 status
+	status=0
+	"$VMRUN" --kernel "$k" --timeout 300 -- \
+		sh -c 'echo "WARNING: selftest fake warning" >/dev/kmsg' >"$TMP/warn.out" 2>&1 || status=$?
+	check "$k: a WARNING in dmesg fails the run with 3" test "$status" -eq 3 || diag "$TMP/warn.out"
+	status=0
+	"$VMRUN" --kernel "$k" --timeout 3 -- sleep 60 >"$TMP/timeout.out" 2>&1 || status=$?
+	check "$k: --timeout kills the guest with 124" test "$status" -eq 124 || diag "$TMP/timeout.out"
+}
+
+main() {
+	local kernels=("$@") k
+	((${#kernels[@]})) || kernels=(6.1 6.12)
+	cd "$HERE/../.."
+	for k in "${kernels[@]}"; do test_kernel "$k"; done
+	test_failures "${kernels[0]}"
+	echo "$PASSED passed, $FAILED failed"
+	((FAILED == 0))
+}
+
+main "$@"
