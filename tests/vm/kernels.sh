@@ -69,6 +69,13 @@ resolve() {
 	*-*) echo "$want"; return 0 ;;       # already a release, e.g. 6.1.0-56-amd64
 	*) die "unknown kernel '$want' (use 6.1, 6.12 or a release like 6.1.0-56-amd64)" ;;
 	esac
+	# apt-cache takes about a second to load its cache, and vmrun.sh resolves
+	# on every boot: remember the answer until the package lists change.
+	local memo="$KCACHE/.resolve-$meta"
+	if [[ -s "$memo" && "$memo" -nt /var/lib/apt/lists ]]; then
+		cat "$memo"
+		return 0
+	fi
 	rel=$(meta_release "$meta")
 	if [[ -z "$rel" ]]; then
 		# Fresh machine: the package lists are empty until the first update.
@@ -76,6 +83,8 @@ resolve() {
 		rel=$(meta_release "$meta")
 	fi
 	[[ -n "$rel" ]] || die "apt does not know $meta; is a Debian 12 mirror configured?"
+	mkdir -p "$KCACHE"
+	echo "$rel" >"$memo.$$" && mv -f "$memo.$$" "$memo"
 	echo "$rel"
 }
 
@@ -219,7 +228,13 @@ main() {
 		;;
 	image)
 		rel=$(resolve "$2")
-		unpack_image "$rel"
+		# Already unpacked: no apt look-up (vmrun.sh calls this every boot).
+		# `fetch` is what notices a newer build of the same release.
+		if [[ -f "$KCACHE/$rel/.cosched-unpacked" && -f "$KCACHE/$rel/boot/vmlinuz-$rel" ]]; then
+			echo "$KCACHE/$rel"
+		else
+			unpack_image "$rel"
+		fi
 		;;
 	kdir) kdir "$(resolve "$2")" ;;
 	*) usage ;;
