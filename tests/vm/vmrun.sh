@@ -112,21 +112,34 @@ done </modules/order
 p9() { mount -t 9p -o "trans=virtio,version=9p2000.L,msize=@MSIZE@$3" "$1" "$2"; }
 R=/newroot
 p9 hostroot $R ,ro || die "cannot mount the host root over 9p"
+p9 vmctl /ctl "" || die "cannot mount the ctl share"
+. /ctl/guest.conf
 mount -t proc proc $R/proc
 mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
 mkdir -p $R/dev/pts $R/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts
 mount -t tmpfs tmpfs $R/dev/shm
-for d in /tmp /run /var/tmp; do mount -t tmpfs -o mode=1777 tmpfs $R$d; done
+for d in /tmp /run /var/tmp; do
+	# A host $PWD under one of these (a CI clone in /tmp) must stay visible:
+	# set its top directory aside and put it back on top of the tmpfs.
+	keep=
+	case "$HOSTPWD/" in "$d"/*/*) keep=${HOSTPWD#"$d"/} keep=$d/${keep%%/*} ;; esac
+	[ -n "$keep" ] && mount --bind "$R$keep" /keep
+	mount -t tmpfs -o mode=1777 tmpfs $R$d
+	if [ -n "$keep" ]; then
+		mkdir -p "$R$keep"
+		mount --bind /keep "$R$keep" || die "cannot keep $keep visible"
+		umount /keep
+	fi
+done
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
 
 mkdir -p $R/run/cosched $R/tmp/vmout
-p9 vmctl $R/run/cosched "" || die "cannot mount the ctl share"
+mount --bind /ctl $R/run/cosched
 p9 vmout $R/tmp/vmout "" || die "cannot mount the results share"
-. $R/run/cosched/guest.conf
 
 # The host's /lib/modules has nothing for this kernel: put the unpacked
 # image's modules (visible through the host root) in their place.
@@ -165,7 +178,7 @@ build_initramfs() {
 	flock 8
 	[[ -s "$out" ]] && { echo "$out"; return 0; }
 	stage=$(mktemp -d "$dir/.stage.XXXXXX")
-	mkdir -p "$stage"/{bin,dev,proc,sys,modules,newroot}
+	mkdir -p "$stage"/{bin,dev,proc,sys,modules,newroot,ctl,keep}
 	cp /bin/busybox "$stage/bin/busybox"
 	guest_init | sed "s/@MSIZE@/$MSIZE/" >"$stage/init"
 	chmod 755 "$stage/init"
@@ -241,6 +254,7 @@ write_ctl() {
 		echo "KREL=$(shq "$rel")"
 		echo "KMODS=$(shq "$kdir/lib/modules/$rel")"
 		echo "HOSTNAME=$(shq "$(hostname)")"
+		echo "HOSTPWD=$(shq "$PWD")"
 	} >"$ctl/guest.conf"
 	{
 		echo "export PATH='/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'"
