@@ -6,11 +6,14 @@
  * shares with a CPU hog; on each new arrival it records CLOCK_MONOTONIC
  * now - last_arrival_ns and consumes.  The sender (this process, CPU 1)
  * sleeps a random 2-8 ms, rings, and waits for the receiver to consume.
- * Prints one "latency: key=value ..." line for latency.sh; checks only
- * that every arrival was seen and that last_arrival_ns was fresh.
+ * Prints one "latency: key=value ..." line for latency.sh; checks that
+ * every arrival was seen, that last_arrival_ns was fresh and that no
+ * boost of the receiver outlived boost_us (+ 50 ms of TCG slack).
  *
  * usage: latency [-p policy] [-m fifo|nice] [-n samples]
- *                [-P pb_period_us] [-b budget_pct]
+ *                [-P pb_period_us] [-b budget_pct] [-o raw_file]
+ * -o appends every latency (ns), one per line, so that latency.sh can
+ * pool several short runs.
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -73,24 +76,27 @@ static void receiver(int fd, int n)
 
 int main(int argc, char **argv)
 {
-	const char *policy = NULL, *mech = NULL;
+	const char *policy = NULL, *mech = NULL, *raw = NULL;
 	long pb_period = 0, budget = -1;
 	int n = 300, opt, fd, stuck = 0, ring_err = 0;
 	struct cosched_stats st;
-	u64 t0, t1, h0, h1, lat[MAX_SAMPLES];
+	struct boost_watch bw;
+	u64 t0, t1, h0, h1, lat[MAX_SAMPLES], boost_us;
 	pid_t hog, rcv;
 	char pol[32];
 
-	while ((opt = getopt(argc, argv, "p:m:n:P:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:m:n:P:b:o:")) != -1) {
 		switch (opt) {
 		case 'p': policy = optarg; break;
 		case 'm': mech = optarg; break;
 		case 'n': n = atoi(optarg); break;
 		case 'P': pb_period = atol(optarg); break;
 		case 'b': budget = atol(optarg); break;
+		case 'o': raw = optarg; break;
 		default:
 			fprintf(stderr, "usage: %s [-p policy] [-m fifo|nice] "
-				"[-n samples] [-P pb_period_us] [-b budget_pct]\n",
+				"[-n samples] [-P pb_period_us] [-b budget_pct] "
+				"[-o raw_file]\n",
 				argv[0]);
 			return 2;
 		}
@@ -118,6 +124,8 @@ int main(int argc, char **argv)
 		sleep_ns(1000000);
 	if (sh->create_err)
 		bail("receiver endpoint: %s", strerror(sh->create_err));
+	boost_us = sysfs_u64("boost_us");
+	boost_watch_start(&bw, rcv, 0, 1);
 
 	t0 = now_ns();
 	h0 = task_cpu_ns(hog);
@@ -141,6 +149,7 @@ int main(int argc, char **argv)
 	}
 	t1 = now_ns();
 	h1 = task_cpu_ns(hog);
+	boost_watch_stop(&bw);
 	ep_stats(fd, &st);
 	hog_stop(hog);
 	if (stuck || ring_err)
@@ -151,9 +160,23 @@ int main(int argc, char **argv)
 	ok(!stuck, "the receiver saw every arrival within 2 s");
 	expect_eq(sh->missed, 0, "the receiver saw each arrival on its own");
 	expect_eq(sh->stale, 0, "last_arrival_ns was never older than the ring");
+	okf(bw.longest_ns <= boost_us * 1000 + 50000000,
+	    "no boost of the receiver outlived boost_us + 50 ms",
+	    "boosted for %.1f ms in one stretch (boost_us %llu); the hog kept "
+	    "%.1f%% of the CPU", bw.longest_ns / 1e6, (unsigned long long)boost_us,
+	    100.0 * (h1 - h0) / (double)(t1 - t0));
 	if (stuck || ring_err)
 		return t_done();
 
+	if (raw) {
+		FILE *f = fopen(raw, "a");
+
+		if (!f)
+			bail("%s: %s", raw, strerror(errno));
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%llu\n", (unsigned long long)sh->lat[i]);
+		fclose(f);
+	}
 	memcpy(lat, sh->lat, n * sizeof(u64));
 	u64 med = percentile(lat, n, 50), p90 = percentile(lat, n, 90);
 	u64 max = percentile(lat, n, 100);
@@ -161,11 +184,12 @@ int main(int argc, char **argv)
 
 	printf("latency: policy=%s mech=%s budget=%llu pb_period_us=%llu n=%d "
 	       "median_us=%.1f p90_us=%.1f max_us=%.1f hog_share=%.3f "
-	       "boosts=%llu boosted_ms=%.1f budget_exhausted=%llu\n",
+	       "boosts=%llu boosted_ms=%.1f budget_exhausted=%llu "
+	       "longest_boost_ms=%.1f\n",
 	       pol, mech ? mech : "-", (unsigned long long)sysfs_u64("budget_pct"),
 	       (unsigned long long)sysfs_u64("pb_period_us"), n,
 	       med / 1e3, p90 / 1e3, max / 1e3, share,
 	       (unsigned long long)st.boosts, st.boosted_ns / 1e6,
-	       (unsigned long long)st.budget_exhausted);
+	       (unsigned long long)st.budget_exhausted, bw.longest_ns / 1e6);
 	return t_done();
 }

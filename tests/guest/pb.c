@@ -83,11 +83,25 @@ static void stop_receiver(struct rcv *r, pid_t pid)
 	wait_child(pid);
 }
 
+/* A boost never outlives boost_us (50 ms of slack for TCG). */
+static void check_boost_bounded(struct boost_watch *bw, const char *what)
+{
+	u64 boost_us = sysfs_u64("boost_us");
+	char n[96];
+
+	snprintf(n, sizeof(n), "%s: no boost outlived boost_us + 50 ms", what);
+	okf(bw->longest_ns <= boost_us * 1000 + 50000000, n,
+	    "one boost lasted %.1f ms (boost_us %llu; %llu of %llu samples boosted)",
+	    bw->longest_ns / 1e6, (unsigned long long)boost_us,
+	    (unsigned long long)bw->boosted, (unsigned long long)bw->samples);
+}
+
 static void test_pb_period(void)
 {
 	const u64 period = 10000, n = 60, job = JOB + 1;
 	struct rcv *r = shared_alloc(sizeof(*r));
 	struct cosched_stats st;
+	struct boost_watch bw;
 	u64 lat[MAXN], p90, max, got = 0;
 	int fd = dev_open();
 	pid_t hog, rp;
@@ -96,6 +110,7 @@ static void test_pb_period(void)
 	sysfs_set_u64("pb_period_us", period);
 	hog = hog_start(0);
 	rp = start_receiver(r, fd, job, LOW_NICE, true);
+	boost_watch_start(&bw, rp, LOW_NICE, 1);
 	for (u64 i = 1; i <= n; i++) {
 		sleep_ns(2000000 + rnd(6000001));
 		doorbell(fd, job, 0, 1);
@@ -104,11 +119,13 @@ static void test_pb_period(void)
 		lat[got++] = r->seen_at[i] - r->last_at[i];
 	}
 	ep_stats(fd, &st);
+	boost_watch_stop(&bw);
 	stop_receiver(r, rp);
 	hog_stop(hog);
 	close(fd);
 
 	expect_eq(got, n, "pb: the nice-19 receiver saw every message within 2 s");
+	check_boost_bounded(&bw, "pb");
 	if (!got)
 		return;
 	p90 = percentile(lat, got, 90);
@@ -187,6 +204,7 @@ static void test_budget(void)
 	const u64 pct = 5, run_ms = 2000, job = JOB + 4;
 	struct rcv *r = shared_alloc(sizeof(*r));
 	struct cosched_stats s0, s1;
+	struct boost_watch bw;
 	u64 window_ms, boost_us, windows, allowed, used;
 	int fd = dev_open();
 	pid_t hog, rp;
@@ -198,10 +216,12 @@ static void test_budget(void)
 	boost_us = sysfs_u64("boost_us");
 	hog = hog_start(0);
 	rp = start_receiver(r, fd, job, 0, false);	/* never consumes */
+	boost_watch_start(&bw, rp, 0, 1);
 	doorbell(fd, job, 0, 1);
 	ep_stats(fd, &s0);
 	sleep_ns(run_ms * 1000000);
 	ep_stats(fd, &s1);
+	boost_watch_stop(&bw);
 	stop_receiver(r, rp);
 	hog_stop(hog);
 
@@ -220,6 +240,7 @@ static void test_budget(void)
 	    "boosted %.1f ms > %.1f ms", used / 1e6, allowed / 1e6);
 	ok(s1.budget_exhausted > s0.budget_exhausted,
 	   "budget: budget_exhausted counts refused boosts");
+	check_boost_bounded(&bw, "budget");
 	expect_eq(job_u64(job, "budget_exhausted"), s1.budget_exhausted,
 		  "budget: jobs/<id>/budget_exhausted = the endpoint's");
 	close(fd);

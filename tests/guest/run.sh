@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 BIN=$ROOT/build/tests
 KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
-HAMMER_N=${HAMMER_N:-30000}
+HAMMER_N=${HAMMER_N:-100000}
 LATENCY_N=${LATENCY_N:-300}
 ALL="abi sysfs hammer hammer-sb latency yield pb budget lifecycle security stress"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
@@ -33,15 +33,15 @@ spec() {
 	case $1 in
 	abi)		echo "90 $BIN/abi" ;;
 	sysfs)		echo "90 $BIN/sysfs" ;;
-	hammer)		echo "90 $BIN/hammer -n $HAMMER_N -t 30" ;;
-	hammer-sb)	echo "90 $BIN/hammer -n $HAMMER_N -t 30 -p dcs-sb" ;;
+	hammer)		echo "90 $BIN/hammer -n $HAMMER_N -t 40" ;;
+	hammer-sb)	echo "90 $BIN/hammer -n $HAMMER_N -t 40 -p dcs-sb" ;;
 	latency)	echo "180 $ROOT/tests/guest/latency.sh $LATENCY_N" ;;
 	yield)		echo "90 $BIN/yield" ;;
 	pb)		echo "90 $BIN/pb" ;;
 	budget)		echo "60 $BIN/budget" ;;
 	lifecycle)	echo "90 $BIN/lifecycle" ;;
 	security)	echo "60 $BIN/security" ;;
-	stress)		echo "180 $BIN/stress" ;;
+	stress)		echo "180 $BIN/stress -p 16 -i 500" ;;
 	*)		return 1 ;;
 	esac
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -244,6 +245,67 @@ int wait_child(pid_t pid)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+static bool task_boosted(pid_t pid, int own_nice, bool *gone)
+{
+	int pol, nice;
+
+	pol = sched_getscheduler(pid);
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, pid);
+	*gone = pol < 0 || (nice == -1 && errno);
+	return !*gone && ((pol & ~SCHED_RESET_ON_FORK) == SCHED_FIFO ||
+			  nice < own_nice);
+}
+
+static void *boost_watcher(void *arg)
+{
+	struct boost_watch *w = arg;
+	u64 start = 0, now;
+	bool gone;
+
+	pin_cpu(w->cpu);
+	while (!RD(w->stop)) {
+		bool b = task_boosted(w->pid, w->own_nice, &gone);
+
+		if (gone)
+			break;
+		now = now_ns();
+		w->samples++;
+		if (b) {
+			w->boosted++;
+			if (!start)
+				start = now;
+		} else if (start) {
+			if (now - start > w->longest_ns)
+				w->longest_ns = now - start;
+			start = 0;
+		}
+		sleep_ns(200000);
+	}
+	if (start && now_ns() - start > w->longest_ns)
+		w->longest_ns = now_ns() - start;
+	return NULL;
+}
+
+void boost_watch_start(struct boost_watch *w, pid_t pid, int own_nice, int cpu)
+{
+	pthread_t th;
+
+	memset(w, 0, sizeof(*w));
+	w->pid = pid;
+	w->own_nice = own_nice;
+	w->cpu = cpu;
+	if (pthread_create(&th, NULL, boost_watcher, w))
+		bail("pthread_create: %s", strerror(errno));
+	w->th = (unsigned long)th;
+}
+
+void boost_watch_stop(struct boost_watch *w)
+{
+	WR(w->stop, 1);
+	pthread_join((pthread_t)w->th, NULL);
 }
 
 /* ---- percentiles --------------------------------------------------- */

@@ -116,6 +116,20 @@ void *shared_alloc(size_t size);
 /* Wait for a child; returns its exit status, or 128+signal. */
 int wait_child(pid_t pid);
 
+/*
+ * Watch a task from a thread pinned to cpu: the longest stretch during
+ * which it ran boosted (SCHED_FIFO, or a nice below own_nice), sampled
+ * every 200 us.  A boost must never outlive boost_us.
+ */
+struct boost_watch {
+	pid_t pid;
+	int own_nice, cpu, stop;
+	u64 longest_ns, samples, boosted;
+	unsigned long th;
+};
+void boost_watch_start(struct boost_watch *w, pid_t pid, int own_nice, int cpu);
+void boost_watch_stop(struct boost_watch *w);
+
 /* ---- percentiles --------------------------------------------------- */
 
 /* p in [0, 100]; sorts v in place. */
