@@ -308,9 +308,16 @@ on_signal() {
 }
 
 qemu_cmd() {
-	local kernel=$1 initrd=$2 ctl=$3 out=$4 loglevel=4
+	local kernel=$1 initrd=$2 ctl=$3 out=$4 loglevel=5
+	# The console goes to a log that is shown only when the guest dies or
+	# times out; loglevel 5 puts warnings and oopses there but keeps pr_info
+	# off it, since printing to the serial console is synchronous and would
+	# add latency to the code paths under test.
 	((VERBOSE)) && loglevel=7
 	local append="console=ttyS0 loglevel=$loglevel panic=-1 mitigations=off"
+	# A bigger log buffer, so that a test flooding dmesg does not push an
+	# early WARNING out before the end-of-run check reads it.
+	append+=" log_buf_len=4M"
 	# TCG is slow and the host may run several guests on 2 cores: give the
 	# lockup and RCU stall detectors more slack so only real hangs trip them.
 	append+=" watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60"
