@@ -114,6 +114,9 @@ R=/newroot
 p9 hostroot $R ,ro || die "cannot mount the host root over 9p"
 p9 vmctl /ctl "" || die "cannot mount the ctl share"
 . /ctl/guest.conf
+# Hold on to the kernel's modules now: the cache may live under /tmp, which
+# is about to be covered by a tmpfs.
+mount --bind "$R$KMODS" /kmods || die "cannot find the modules in $KMODS"
 mount -t proc proc $R/proc
 mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
@@ -145,7 +148,7 @@ p9 vmout $R/tmp/vmout "" || die "cannot mount the results share"
 # image's modules (visible through the host root) in their place.
 mount -t tmpfs -o mode=755 tmpfs $R/lib/modules
 mkdir -p "$R/lib/modules/$KREL"
-mount --bind "$R$KMODS" "$R/lib/modules/$KREL" || die "cannot bind $KMODS"
+mount --bind /kmods "$R/lib/modules/$KREL" || die "cannot bind $KMODS"
 
 ip link set lo up
 hostname "$HOSTNAME"
@@ -178,7 +181,7 @@ build_initramfs() {
 	flock 8
 	[[ -s "$out" ]] && { echo "$out"; return 0; }
 	stage=$(mktemp -d "$dir/.stage.XXXXXX")
-	mkdir -p "$stage"/{bin,dev,proc,sys,modules,newroot,ctl,keep}
+	mkdir -p "$stage"/{bin,dev,proc,sys,modules,newroot,ctl,keep,kmods}
 	cp /bin/busybox "$stage/bin/busybox"
 	guest_init | sed "s/@MSIZE@/$MSIZE/" >"$stage/init"
 	chmod 755 "$stage/init"
