@@ -21,8 +21,8 @@ cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 BIN=$ROOT/build/tests
 KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
-HAMMER_N=${HAMMER_N:-100000}
-LATENCY_N=${LATENCY_N:-300}
+HAMMER_N=${HAMMER_N:-1000000}
+LATENCY_N=${LATENCY_N:-315}
 ALL="abi sysfs hammer hammer-sb latency yield pb budget lifecycle security stress"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
