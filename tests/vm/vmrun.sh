@@ -273,14 +273,14 @@ write_ctl() {
 	} >"$ctl/run.sh"
 }
 
-# Copy a FIFO's contents to a file descriptor in the background.
+# Copy a FIFO's contents to a file descriptor in the background. If that fd
+# goes away (`vmrun.sh ... | head`), keep draining the FIFO anyway: QEMU
+# holds it open read-write, so instead of getting EPIPE it would wait for
+# room in a full FIFO and stall the guest until the timeout. tee -p ignores
+# EPIPE, and its second output (never failing) keeps it reading to EOF.
 start_reader() {
-	local fifo=$1 fd=$2 log=${3:-}
-	if [[ -n "$log" ]]; then
-		tee "$log" <"$fifo" >&"$fd" &
-	else
-		cat <"$fifo" >&"$fd" &
-	fi
+	local fifo=$1 fd=$2 log=${3:-/dev/null}
+	tee -p "$log" <"$fifo" >&"$fd" &
 	READERS+=($!)
 }
 
@@ -383,8 +383,7 @@ main() {
 	if ((VERBOSE)); then
 		start_reader "$TMP/fifo/con.out" 2 "$TMP/console.log"
 	else
-		exec 6>"$TMP/console.log"
-		start_reader "$TMP/fifo/con.out" 6
+		start_reader "$TMP/fifo/con.out" 1 "$TMP/console.log" >/dev/null
 	fi
 	start_reader "$TMP/fifo/out.out" 1
 	start_reader "$TMP/fifo/err.out" 2
