@@ -21,6 +21,7 @@ set -euo pipefail
 
 CACHE="${COSCHED_CACHE:-${HOME:-/root}/.cache/cosched}"
 KCACHE="$CACHE/kernels"
+DEB=
 export DEBIAN_FRONTEND=noninteractive
 
 log() { echo "kernels.sh: $*" >&2; }
@@ -97,7 +98,8 @@ lock_cache() {
 }
 
 # image_deb <release>: make sure the image .deb for <release> is in the cache;
-# print its path. Re-downloads when the mirror has a newer build of it.
+# set DEB to its path (not printed: apt_update_once must not run in a
+# subshell). Re-downloads when the mirror has a newer build of it.
 image_deb() {
 	local rel=$1 pkg="linux-image-$1" ver deb
 	ver=$(candidate_version "$pkg")
@@ -105,7 +107,7 @@ image_deb() {
 		# Not in the lists: fine if we already have a copy (an old release
 		# still in the cache), otherwise the lists may just be stale.
 		deb=$(find "$KCACHE" -maxdepth 1 -name "${pkg}_*.deb" 2>/dev/null | sort -V | tail -n1)
-		if [[ -n "$deb" ]]; then echo "$deb"; return 0; fi
+		if [[ -n "$deb" ]]; then DEB=$deb; return 0; fi
 		apt_update_once
 		ver=$(candidate_version "$pkg")
 		[[ -n "$ver" ]] || die "no package $pkg in the apt lists"
@@ -113,20 +115,33 @@ image_deb() {
 	deb="$KCACHE/${pkg}_${ver//:/%3a}_amd64.deb"
 	if [[ ! -s "$deb" ]]; then
 		log "downloading $pkg=$ver"
-		# The _apt sandbox user cannot write to root's cache dir; downloading
-		# as root is what apt would fall back to anyway, minus the warning.
-		(cd "$KCACHE" && apt-get download -q=2 -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
-			die "apt-get download $pkg=$ver failed"
+		if ! download "$pkg=$ver"; then
+			# Stale lists point at a file the mirror has dropped: refresh, and
+			# take whatever build of this release the mirror has now.
+			[[ "${COSCHED_APT_UPDATED:-0}" == 1 ]] && die "apt-get download $pkg=$ver failed"
+			apt_update_once
+			ver=$(candidate_version "$pkg")
+			[[ -n "$ver" ]] || die "$pkg is no longer on the mirror"
+			deb="$KCACHE/${pkg}_${ver//:/%3a}_amd64.deb"
+			[[ -s "$deb" ]] || download "$pkg=$ver" || die "apt-get download $pkg=$ver failed"
+		fi
 		[[ -s "$deb" ]] || die "apt-get download did not produce $deb"
 	fi
-	echo "$deb"
+	DEB=$deb
+}
+
+download() {
+	# The _apt sandbox user cannot write to root's cache dir; downloading as
+	# root is what apt would fall back to anyway, minus the warning.
+	(cd "$KCACHE" && apt-get download -q=2 -o APT::Sandbox::User=root "$1") >&2
 }
 
 # unpack_image <release>: print the unpacked image dir, unpacking if needed.
 unpack_image() {
 	local rel=$1 dir="$KCACHE/$1" deb tmp old
 	lock_cache
-	deb=$(image_deb "$rel")
+	image_deb "$rel"
+	deb=$DEB
 	if [[ -f "$dir/.cosched-unpacked" && "$(cat "$dir/.cosched-unpacked")" == "$(basename "$deb")" &&
 		-f "$dir/boot/vmlinuz-$rel" ]]; then
 		echo "$dir"
@@ -201,7 +216,12 @@ install_headers() {
 $(grep '^Inst linux-image-' <<<"$plan")"
 	fi
 	log "installing $pkg"
-	apt-get install -y -q=2 --no-install-recommends "$pkg" >&2 || die "apt-get install $pkg failed"
+	if ! apt-get install -y -q=2 --no-install-recommends "$pkg" >&2; then
+		# Stale lists (a dependency's old version is gone): refresh once.
+		[[ "${COSCHED_APT_UPDATED:-0}" == 1 ]] && die "apt-get install $pkg failed"
+		apt_update_once
+		apt-get install -y -q=2 --no-install-recommends "$pkg" >&2 || die "apt-get install $pkg failed"
+	fi
 }
 
 kdir() {
