@@ -55,7 +55,7 @@ die() { log "error: $*"; exit 1; }
 
 usage() {
 	sed -n '4,24s/^# \{0,1\}//p' "$SELF" >&2
-	exit 2
+	exit "${1:-2}"
 }
 
 parse_args() {
@@ -69,7 +69,7 @@ parse_args() {
 		--outdir) OUTDIR=${2:?--outdir needs a value}; shift 2 ;;
 		--env) ENV_NAMES+=("${2:?--env needs a value}"); shift 2 ;;
 		--verbose | -v) VERBOSE=1; shift ;;
-		-h | --help) usage ;;
+		-h | --help) usage 0 ;;
 		--) shift; CMD=("$@"); break ;;
 		*) log "unknown option '$1'"; usage ;;
 		esac
