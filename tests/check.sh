@@ -33,6 +33,7 @@ start=$(date +%s)
 part setup scripts/setup.sh
 part unit make -s -C tests/unit check
 part lint tests/lint.sh
+part harness tests/vm/selftest.sh
 part build sh -c 'make -s modules && make -s tests && echo "1 passed, 0 failed"'
 for k in 6.1 6.12; do
 	part "guest $k" tests/vm/vmrun.sh --kernel "$k" --smp 2 --timeout 1500 -- tests/guest/run.sh
