@@ -12,8 +12,9 @@
  *
  * usage: latency [-p policy] [-m fifo|nice] [-n samples]
  *                [-P pb_period_us] [-b budget_pct] [-o raw_file]
- * -o appends every latency (ns), one per line, so that latency.sh can
- * pool several short runs.
+ * -o appends "latency_ns off_cpu" per arrival, off_cpu being 1 if the
+ * receiver was not on its CPU just before the ring (read from on_cpu),
+ * so that latency.sh can pool several short runs.
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -32,6 +33,7 @@ struct shared {
 	u64 ready;
 	u64 t_ring[MAX_SAMPLES];	/* sender: just before DOORBELL */
 	u64 lat[MAX_SAMPLES];		/* receiver: now - last_arrival_ns */
+	u32 off_cpu[MAX_SAMPLES];	/* sender: on_cpu was 0 before the ring */
 	u64 stale;			/* last_arrival_ns older than the ring */
 	u64 missed;			/* arrivals that came in pairs */
 	int create_err;
@@ -126,6 +128,11 @@ int main(int argc, char **argv)
 		bail("receiver endpoint: %s", strerror(sh->create_err));
 	boost_us = sysfs_u64("boost_us");
 	boost_watch_start(&bw, rcv, 0, 1);
+	/* The sender sees the receiver's control page through the shared file. */
+	struct cosched_ctrl *rc = ctrl_map(fd);
+
+	if (!rc)
+		bail("mmap of the receiver's control page: %s", strerror(errno));
 
 	t0 = now_ns();
 	h0 = task_cpu_ns(hog);
@@ -133,6 +140,7 @@ int main(int argc, char **argv)
 		u64 deadline;
 
 		sleep_ns(2000000 + rnd(6000001));
+		sh->off_cpu[i] = !RD(rc->on_cpu);
 		sh->t_ring[i] = now_ns();
 		if (doorbell(fd, JOB, 0, 1)) {
 			ring_err = errno;
@@ -174,7 +182,8 @@ int main(int argc, char **argv)
 		if (!f)
 			bail("%s: %s", raw, strerror(errno));
 		for (int i = 0; i < n; i++)
-			fprintf(f, "%llu\n", (unsigned long long)sh->lat[i]);
+			fprintf(f, "%llu %u\n", (unsigned long long)sh->lat[i],
+				sh->off_cpu[i]);
 		fclose(f);
 	}
 	memcpy(lat, sh->lat, n * sizeof(u64));

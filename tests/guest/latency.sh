@@ -7,11 +7,14 @@
 # short runs (ROUNDS rounds) so that slow drifts of a noisy TCG host hit
 # them all alike.  The table pools each row's samples; the assertions
 # compare each round with local's run of the same round and take the
-# median round: dcs/fifo p90 at least 5x below local's and a lower
-# median; pb p90 below local's and pb max under two periods plus slack.
+# median round (dcs/fifo p90 at least 5x below local's; pb p90 below
+# local's, pb max under two periods plus slack), except the median of
+# dcs/fifo, which must be lower than local's over the pooled arrivals
+# that found the receiver off its CPU (see below).
 # A dcs/fifo row with budget_pct=100 is printed for diagnosis only.
 #
-# The boost_ms column is the longest single boost of the receiver seen.
+# offcpu_med: median over the arrivals that found the receiver off its CPU
+# (off%: their share); boost_ms: the longest single boost seen.
 #
 # usage: latency.sh [samples per configuration]   (as root, repository root)
 
@@ -63,6 +66,15 @@ pct() {
 	}'
 }
 
+# Pooled median (us) of the arrivals that found the receiver off its CPU,
+# and their share of all arrivals: "median share".
+offcpu() {
+	awk '$2 == 1 { print $1 }' "$OUT/$1.raw" | sort -n | awk -v all="$(wc -l < "$OUT/$1.raw")" '
+		{ v[NR] = $1 } END {
+		printf "%.1f %.3f\n", NR ? v[int(0.5 * (NR - 1) + 1.5)] / 1000 : 0, all ? NR / all : 0
+	}'
+}
+
 # Sum of a key over a row's runs ("mean" or "max" instead with $3).
 agg() {
 	sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$OUT/$1.lines" |
@@ -93,18 +105,21 @@ for row in $ROWS; do
 done
 
 echo "# arrival-to-on-CPU latency, $N samples each in $ROUNDS rounds, receiver + hog on CPU 0 ($(uname -r))"
-printf '# %-20s %10s %10s %10s %8s %7s %9s %9s %8s %8s\n' config median_us p90_us \
-	max_us hog_cpu boosts exhausted boost_ms p90/loc med/loc
+printf '# %-20s %10s %10s %10s %10s %6s %7s %7s %9s %9s %8s %8s\n' config median_us p90_us \
+	max_us offcpu_med off% hog_cpu boosts exhausted boost_ms p90/loc med/loc
 set -- $(pct local)
 lmed=$1 lp90=$2
 for row in $ROWS; do
 	set -- $(pct $row)
 	eval "med_$(echo $row | tr - _)=$1 p90_$(echo $row | tr - _)=$2 max_$(echo $row | tr - _)=$3"
+	off=$(offcpu $row)
+	eval "off_$(echo $row | tr - _)=${off% *}"
 	awk -v r="$row" -v m="$1" -v p="$2" -v x="$3" -v h="$(agg $row hog_share mean)" \
+		-v om="${off% *}" -v of="${off#* }" \
 		-v b="$(agg $row boosts)" -v e="$(agg $row budget_exhausted)" \
 		-v lb="$(agg $row longest_boost_ms max)" -v lp="$lp90" -v lm="$lmed" 'BEGIN {
-		printf "# %-20s %10.1f %10.1f %10.1f %7.1f%% %7d %9d %9.1f %8.3f %8.3f\n",
-			r, m, p, x, h * 100, b, e, lb, (lp > 0 ? p / lp : 0), (lm > 0 ? m / lm : 0)
+		printf "# %-20s %10.1f %10.1f %10.1f %10.1f %5.0f%% %6.1f%% %7d %9d %9.1f %8.3f %8.3f\n",
+			r, m, p, x, om, of * 100, h * 100, b, e, lb, (lp > 0 ? p / lp : 0), (lm > 0 ? m / lm : 0)
 	}'
 done
 
@@ -134,18 +149,21 @@ per_round() {	# per_round <row> <key> [abs]
 }
 
 d90=$(per_round dcs-fifo p90_us)
-dmed=$(per_round dcs-fifo median_us)
 p90r=$(per_round pb p90_us)
 pmax=$(per_round pb max_us abs)
 lim=$((2 * PERIOD + SLACK_US))
-echo "# per round, median over $ROUNDS rounds: dcs-fifo p90/local $d90, median/local $dmed;" \
+echo "# per round, median over $ROUNDS rounds: dcs-fifo p90/local $d90;" \
 	"pb p90/local $p90r, pb max ${pmax} us"
 tap $(lt "$d90" 0.2 && echo 1 || echo 0) \
 	"dcs/fifo p90 at least 5x lower than local (median round)" \
 	"dcs/local p90 ratio $d90 (pooled: dcs $p90_dcs_fifo us, local $lp90 us)"
-tap $(lt "$dmed" 1 && echo 1 || echo 0) \
-	"dcs/fifo median lower than local (median round)" \
-	"dcs/local median ratio $dmed (pooled: dcs $med_dcs_fifo us, local $lmed us)"
+# The receiver runs about half the time, so half the arrivals find it on
+# its CPU (latency ~0) under any policy and the plain median sits on that
+# edge; the median of the arrivals that found it off its CPU is the one
+# a boost can change.
+tap $(lt "$off_dcs_fifo" "$off_local" && echo 1 || echo 0) \
+	"dcs/fifo median lower than local (arrivals that found the receiver off its CPU)" \
+	"dcs $off_dcs_fifo us, local $off_local us (all arrivals: dcs $med_dcs_fifo us, local $lmed us)"
 tap $([ "$(agg dcs-fifo boosts)" -gt 0 ] && echo 1 || echo 0) \
 	"dcs/fifo boosted the receiver" "no boosts"
 tap $(lt "$p90r" 1 && echo 1 || echo 0) \
