@@ -146,7 +146,7 @@ static void test_pb_period(void)
 
 static void test_pbt_newest_first(void)
 {
-	const u64 period = 50000, rounds = 6;
+	const u64 period = 50000, rounds = 10;
 	struct rcv *a = shared_alloc(sizeof(*a)), *b = shared_alloc(sizeof(*b));
 	int fa = dev_open(), fb = dev_open(), valid = 0, b_first = 0, natural = 0;
 	struct cosched_stats sa, sb, sa2;
