@@ -9,7 +9,8 @@
  * task in the fair class; Documentation/boost-mechanisms.rst has the
  * measurements that chose the default.  Both go through
  * sched_setattr_nocheck(), which may sleep, so every change is made in
- * process context under prio_lock; the expiry timer only queues work.
+ * process context under prio_lock; the expiry timer only queues work for
+ * the module's real-time worker (main.c).
  *
  * A boost lasts at most boost_us and at most what is left of the job's
  * budget; the CPU time the owner runs boosted is charged to the job by
@@ -272,7 +273,7 @@ void cosched_unlower(struct cosched_ep *ep)
 	mutex_unlock(&ep->prio_lock);
 }
 
-static void cosched_unboost_work(struct work_struct *work)
+static void cosched_unboost_work(struct kthread_work *work)
 {
 	struct cosched_ep *ep = container_of(work, struct cosched_ep,
 					     unboost_work);
@@ -288,7 +289,7 @@ static enum hrtimer_restart cosched_boost_expired(struct hrtimer *timer)
 	struct cosched_ep *ep = container_of(timer, struct cosched_ep,
 					     boost_timer);
 
-	queue_work(cosched_wq, &ep->unboost_work);
+	kthread_queue_work(cosched_worker, &ep->unboost_work);
 	return HRTIMER_NORESTART;
 }
 
@@ -298,7 +299,7 @@ int cosched_ep_prio_init(struct cosched_ep *ep)
 	ep->prio_state = COSCHED_PRIO_OWN;
 	hrtimer_init(&ep->boost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ep->boost_timer.function = cosched_boost_expired;
-	INIT_WORK(&ep->unboost_work, cosched_unboost_work);
+	kthread_init_work(&ep->unboost_work, cosched_unboost_work);
 	return 0;
 }
 
@@ -309,7 +310,7 @@ void cosched_ep_prio_release(struct cosched_ep *ep)
 	ep->dead = true;
 	mutex_unlock(&ep->prio_lock);
 	hrtimer_cancel(&ep->boost_timer);
-	cancel_work_sync(&ep->unboost_work);
+	kthread_cancel_work_sync(&ep->unboost_work);
 	cosched_prio_restore(ep);
 	mutex_destroy(&ep->prio_lock);
 }

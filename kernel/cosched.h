@@ -16,6 +16,7 @@
 #include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/kobject.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -23,7 +24,6 @@
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 
 #include <uapi/linux/cosched.h>
 #include <uapi/linux/sched/types.h>
@@ -151,7 +151,7 @@ struct cosched_ep {
 	u64 yield_seen;
 	unsigned int boost_mech;	/* mechanism of the running boost */
 	struct hrtimer boost_timer;
-	struct work_struct unboost_work;
+	struct kthread_work unboost_work;
 
 	/* Boosted-time accounting, shared with the sched_switch probe. */
 	raw_spinlock_t acct_lock;
@@ -163,7 +163,7 @@ struct cosched_ep {
 };
 
 /* main.c */
-extern struct workqueue_struct *cosched_wq;
+extern struct kthread_worker *cosched_worker;
 
 /* endpoint.c */
 extern struct mutex cosched_mutex;

@@ -10,21 +10,26 @@
  */
 #include <linux/module.h>
 #include <linux/rcupdate.h>
-#include <linux/workqueue.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
 
 #include "cosched.h"
 
-struct workqueue_struct *cosched_wq;
+/*
+ * Ends boosts and runs the periodic examination.  It is real-time, above
+ * the SCHED_FIFO priority 1 of a boost: a boosted task busy-polling its
+ * CPU must not be able to keep the work that ends its boost off that CPU.
+ */
+struct kthread_worker *cosched_worker;
 
 static int __init cosched_init(void)
 {
 	int ret;
 
-	/* Boost expiry and periodic examination must not wait behind load. */
-	cosched_wq = alloc_workqueue("cosched", WQ_HIGHPRI | WQ_MEM_RECLAIM,
-				     0);
-	if (!cosched_wq)
-		return -ENOMEM;
+	cosched_worker = kthread_create_worker(0, "cosched");
+	if (IS_ERR(cosched_worker))
+		return PTR_ERR(cosched_worker);
+	sched_set_fifo(cosched_worker->task);
 	ret = cosched_sysfs_init();
 	if (ret)
 		goto err_wq;
@@ -48,7 +53,7 @@ err_oncpu:
 err_sysfs:
 	cosched_sysfs_exit();
 err_wq:
-	destroy_workqueue(cosched_wq);
+	kthread_destroy_worker(cosched_worker);
 	return ret;
 }
 
@@ -62,7 +67,7 @@ static void __exit cosched_exit(void)
 	cosched_pb_exit();
 	cosched_oncpu_exit();
 	rcu_barrier();
-	destroy_workqueue(cosched_wq);
+	kthread_destroy_worker(cosched_worker);
 	cosched_sysfs_exit();
 }
 

@@ -5,8 +5,8 @@
  * Every pb_period_us it looks at each node's (CPU's) endpoints, reading
  * pending = arrivals - consumed from the control pages, and boosts one
  * per CPU.  It adds nothing to the message path: arrivals only bump a
- * counter.  An hrtimer keeps the period exact; the examination runs from
- * the high-priority workqueue because boosting may sleep.
+ * counter.  An hrtimer keeps the period exact; the examination runs on
+ * the module's real-time worker because boosting may sleep.
  */
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
@@ -15,7 +15,7 @@
 #include "cosched.h"
 
 static struct hrtimer cosched_pb_timer;
-static struct work_struct cosched_pb_work;
+static struct kthread_work cosched_pb_work;
 static DEFINE_MUTEX(cosched_pb_lock);	/* timer start and stop */
 static bool cosched_pb_running;
 /* Per CPU, under cosched_mutex: round-robin position and the pick. */
@@ -43,7 +43,7 @@ static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
 	}
 }
 
-static void cosched_pb_examine(struct work_struct *work)
+static void cosched_pb_examine(struct kthread_work *work)
 {
 	const struct cosched_policy_desc *pol = cosched_active_policy();
 	struct cosched_ep *ep;
@@ -121,7 +121,7 @@ static ktime_t cosched_pb_period(void)
 
 static enum hrtimer_restart cosched_pb_tick(struct hrtimer *timer)
 {
-	queue_work(cosched_wq, &cosched_pb_work);
+	kthread_queue_work(cosched_worker, &cosched_pb_work);
 	hrtimer_forward_now(timer, cosched_pb_period());
 	return HRTIMER_RESTART;
 }
@@ -140,7 +140,7 @@ void cosched_pb_update(void)
 	mutex_lock(&cosched_pb_lock);
 	if (cosched_pb_running) {
 		hrtimer_cancel(&cosched_pb_timer);
-		cancel_work_sync(&cosched_pb_work);
+		kthread_cancel_work_sync(&cosched_pb_work);
 	}
 	cosched_pb_running = want;
 	if (want)
@@ -162,7 +162,7 @@ int cosched_pb_init(void)
 	}
 	hrtimer_init(&cosched_pb_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cosched_pb_timer.function = cosched_pb_tick;
-	INIT_WORK(&cosched_pb_work, cosched_pb_examine);
+	kthread_init_work(&cosched_pb_work, cosched_pb_examine);
 	cosched_pb_update();
 	return 0;
 }
@@ -172,7 +172,7 @@ void cosched_pb_exit(void)
 	mutex_lock(&cosched_pb_lock);
 	cosched_pb_running = false;
 	hrtimer_cancel(&cosched_pb_timer);
-	cancel_work_sync(&cosched_pb_work);
+	kthread_cancel_work_sync(&cosched_pb_work);
 	mutex_unlock(&cosched_pb_lock);
 	kfree(cosched_pb_cursor);
 	kfree(cosched_pb_pick);

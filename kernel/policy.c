@@ -122,8 +122,11 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 {
 	int ret;
 
+	/* A yield lasts for one awaited message; this is a new wait. */
+	cosched_unlower(ep);
 	if (cosched_wait_done(ep, w->seen))
 		return READ_ONCE(ep->dead) ? -EIDRM : 0;
+	/* Going to sleep: a boost has nothing left to do. */
 	if (current == ep->owner)
 		cosched_prio_restore(ep);
 
@@ -170,8 +173,11 @@ int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y)
 
 	y->lowered = 0;
 	y->target_id = 0;
-	if (READ_ONCE(ep->ctrl->arrivals) != y->seen)
+	if (READ_ONCE(ep->ctrl->arrivals) != y->seen) {
+		/* The message is here: end a yield made for it. */
+		cosched_unlower(ep);
 		return 0;
+	}
 	if (!cosched_lower(ep, y->seen))
 		return 0;
 	y->lowered = 1;

@@ -528,21 +528,26 @@ static void test_extensible(void)
 	t_diag("INFO size+8 with nonzero tail (output-only struct): %s",
 	       r ? strerror(-r) : "accepted");
 
-	/* The brief: sized commands may be built with _IOC_READ|_IOC_WRITE. */
+	/*
+	 * The direction is part of a command: one built with another
+	 * direction is another command, unknown, and changes nothing.
+	 */
 	arr = RD(ctrl->arrivals);
 	fill(&d, ds, ds, false);
-	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_DOORBELL, ds, xbuf), 0,
-		   "DOORBELL built as _IOC(READ|WRITE) accepted");
+	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_DOORBELL, ds, xbuf), ENOTTY,
+		   "DOORBELL built as _IOC(READ|WRITE) -> ENOTTY");
+	expect_eq(RD(ctrl->arrivals), arr,
+		  "arrivals unchanged after the misdirected DOORBELL");
 	w = (struct cosched_wait){ .seen = arr, .timeout_ns = 1000000 };
 	fill(&w, ws, ws, false);
-	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_WAIT, ws, xbuf), 0,
-		   "WAIT built as _IOC(READ|WRITE) accepted");
+	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_WAIT, ws, xbuf), ENOTTY,
+		   "WAIT built as _IOC(READ|WRITE) -> ENOTTY");
 	fill(&st, 0, ss, false);
-	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_STATS, ss, xbuf), 0,
-		   "STATS built as _IOC(READ|WRITE) accepted");
+	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_STATS, ss, xbuf), ENOTTY,
+		   "STATS built as _IOC(READ|WRITE) -> ENOTTY");
 	fill(&info, 0, is, false);
-	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_INFO, is, xbuf), 0,
-		   "INFO built as _IOC(READ|WRITE) accepted");
+	expect_neg(ioctl_sized_rw(fd, COSCHED_IOC_INFO, is, xbuf), ENOTTY,
+		   "INFO built as _IOC(READ|WRITE) -> ENOTTY");
 
 	munmap(ctrl, page);
 	close(fd);
