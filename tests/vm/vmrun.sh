@@ -137,6 +137,17 @@ for d in /tmp /run /var/tmp; do
 	fi
 done
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+# QEMU's multi-threaded TCG can let one vCPU run a stale translation of
+# kernel text that another vCPU is live-patching through int3
+# (text_poke_bp): seen as "Oops: int3" in __schedule on 6.12 while
+# insmod attached cosched's probe to sched_switch.  Keep that tracepoint's
+# static key on from boot (event enabled, ring buffer off), so loading and
+# unloading the module patch no kernel text.
+ev=$R/sys/kernel/tracing/events/sched/sched_switch/enable
+if [ -w "$ev" ]; then
+	echo 0 >$R/sys/kernel/tracing/tracing_on
+	echo 1 >"$ev"
+fi
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
 
