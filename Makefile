@@ -4,6 +4,7 @@
 #                       running kernel's build tree)
 # make module KVER=R    build build/R/cosched.ko against release R's headers
 # make modules          build for both Debian test kernels (6.1 and 6.12)
+# make demo             set up, build, boot a guest, show the policies' effect
 # make check            host tests, then the module suite in 6.1 and 6.12 guests
 # make lint             W=1, sparse and checkpatch --strict on the module
 
@@ -35,6 +36,9 @@ modules:
 
 tests:
 	$(MAKE) -C tests/guest
+
+demo:
+	scripts/demo.sh
 
 check:
 	tests/check.sh
