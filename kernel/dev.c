@@ -60,6 +60,13 @@ static struct cosched_ep *cosched_file_ep(struct cosched_file *cf)
 	return ep;
 }
 
+/**
+ * cosched_ioc_info() - COSCHED_IOC_INFO: the module's ABI version and tunables
+ * @cmd: the command, carrying the caller's struct size
+ * @arg: user pointer to struct cosched_info
+ *
+ * Return: 0, -EINVAL for a struct shorter than its first version, -EFAULT.
+ */
 static long cosched_ioc_info(unsigned int cmd, unsigned long arg)
 {
 	struct cosched_info info = {
@@ -77,6 +84,16 @@ static long cosched_ioc_info(unsigned int cmd, unsigned long arg)
 	return cosched_copy_out(cmd, arg, &info, sizeof(info));
 }
 
+/**
+ * cosched_ioc_create() - COSCHED_IOC_CREATE: bind a new endpoint to a file
+ * @cf: the file
+ * @cmd: the command, carrying the caller's struct size
+ * @arg: user pointer to struct cosched_create
+ *
+ * Return: 0 with the endpoint id written back; -EPROTO for another ABI
+ * version; -EINVAL for bad flags, job or rank; -EBUSY if the file has an
+ * endpoint; -EEXIST if the rank is taken; -EPERM for another user's job.
+ */
 static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 			       unsigned long arg)
 {
@@ -116,6 +133,12 @@ out:
 	return ret;
 }
 
+/**
+ * cosched_ioc_destroy() - COSCHED_IOC_DESTROY: end the file's endpoint
+ * @cf: the file
+ *
+ * Return: 0, or -ENXIO if the file has no endpoint.
+ */
 static long cosched_ioc_destroy(struct cosched_file *cf)
 {
 	struct cosched_ep *ep;
@@ -130,6 +153,14 @@ static long cosched_ioc_destroy(struct cosched_file *cf)
 	return 0;
 }
 
+/**
+ * cosched_ioc_doorbell() - COSCHED_IOC_DOORBELL: announce arrivals
+ * @cmd: the command, carrying the caller's struct size
+ * @arg: user pointer to struct cosched_doorbell
+ *
+ * Return: 0; -EINVAL for a bad count or flags; -ENOENT if no endpoint has
+ * that job and rank; -EPERM if it belongs to another user.
+ */
 static long cosched_ioc_doorbell(unsigned int cmd, unsigned long arg)
 {
 	struct cosched_doorbell d;
@@ -157,6 +188,14 @@ static long cosched_ioc_doorbell(unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
+/**
+ * cosched_ioc_wait() - COSCHED_IOC_WAIT: block until an arrival
+ * @cf: the file
+ * @cmd: the command, carrying the caller's struct size
+ * @arg: user pointer to struct cosched_wait
+ *
+ * Return: see cosched_wait(); -ENXIO without an endpoint.
+ */
 static long cosched_ioc_wait(struct cosched_file *cf, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -179,6 +218,14 @@ static long cosched_ioc_wait(struct cosched_file *cf, unsigned int cmd,
 	return ret;
 }
 
+/**
+ * cosched_ioc_yield() - COSCHED_IOC_YIELD: the spin-yield action
+ * @cf: the file
+ * @cmd: the command, carrying the caller's struct size
+ * @arg: user pointer to struct cosched_yield
+ *
+ * Return: 0 with the outcome written back; -ENXIO without an endpoint.
+ */
 static long cosched_ioc_yield(struct cosched_file *cf, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -203,6 +250,14 @@ static long cosched_ioc_yield(struct cosched_file *cf, unsigned int cmd,
 	return ret;
 }
 
+/**
+ * cosched_ioc_stats() - COSCHED_IOC_STATS: the endpoint's counters
+ * @cf: the file
+ * @cmd: the command, carrying the caller's struct size
+ * @arg: user pointer to struct cosched_stats
+ *
+ * Return: 0; -ENXIO without an endpoint.
+ */
 static long cosched_ioc_stats(struct cosched_file *cf, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -265,6 +320,14 @@ static long cosched_ioctl(struct file *file, unsigned int cmd,
 #undef SIZELESS
 }
 
+/**
+ * cosched_mmap() - map the endpoint's control page
+ * @file: the file
+ * @vma: one page at offset 0, shared, not executable
+ *
+ * Return: 0; -EINVAL for another size, offset or a private mapping;
+ * -EPERM for an executable one; -ENXIO without an endpoint.
+ */
 static int cosched_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct cosched_file *cf = file->private_data;

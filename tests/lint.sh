@@ -20,17 +20,18 @@ verdict() { # name, status, output
 	fi
 }
 
-# checkpatch.pl and the data files it reads, taken from the source tarball.
-checkpatch() {
+# checkpatch.pl, the data files it reads, and kernel-doc, taken from the
+# source tarball (scripts/setup.sh may have fetched some of them already).
+kernel_scripts() {
 	local dir="$cache/checkpatch" tarball
-	if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
+	if [ ! -x "$dir/scripts/checkpatch.pl" ] || [ ! -f "$dir/scripts/kernel-doc" ]; then
 		tarball=$(ls /usr/src/linux-source-6.1.tar.* | head -n1)
 		mkdir -p "$dir"
 		tar -xf "$tarball" -C "$dir" --strip-components=1 --wildcards \
 			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
-			'*/scripts/const_structs.checkpatch'
+			'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc'
 	fi
-	echo "$dir/scripts/checkpatch.pl"
+	echo "$dir/scripts"
 }
 
 for k in 6.1 6.12; do
@@ -48,7 +49,8 @@ for k in 6.1 6.12; do
 	verdict "module builds for $rel with W=1 and sparse silent" "$status" "$out"
 done
 
-cp=$(checkpatch)
+scripts=$(kernel_scripts)
+cp=$scripts/checkpatch.pl
 # Trace headers follow the TRACE_EVENT layout that --strict's
 # parenthesis checks do not know; everything else gets all checks.
 cd "$root"
@@ -58,6 +60,12 @@ out=$( (perl "$cp" --no-tree --strict --terse --show-types -f \
 	--ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f kernel/trace.h) |
 	grep -v '^total:' || true)
 verdict "checkpatch --strict" 0 "$out"
+
+# Every function with a kernel-doc comment, and every uapi struct, is
+# documented completely.
+out=$(perl "$scripts/kernel-doc" -none kernel/*.c kernel/*.h \
+	include/uapi/linux/cosched.h 2>&1 || true)
+verdict "kernel-doc complete" 0 "$out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

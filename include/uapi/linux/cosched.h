@@ -61,6 +61,20 @@ enum cosched_wait_mode {
 
 /**
  * struct cosched_ctrl - the control page of one endpoint
+ * @arrivals: messages announced to this endpoint since it was created.
+ * @last_arrival_ns: CLOCK_MONOTONIC time of the newest arrival.
+ * @on_cpu: 1 while the owner task runs on a CPU, 0 otherwise (exact).
+ * @cpu: the CPU the owner task last ran on.
+ * @state: COSCHED_STATE_* bits.
+ * @policy: the active enum cosched_policy.
+ * @wait_mode: the active enum cosched_wait_mode.
+ * @spin_us: how long to spin before blocking or yielding.
+ * @endpoint_id: the id COSCHED_IOC_CREATE returned.
+ * @__kernel_pad: fills the kernel's cache line; reads as 0.
+ * @consumed: owner-written: messages the owner has consumed.
+ * @armed: owner-written: COSCHED_ARMED_* value.
+ * @waiting: owner-written: 1 while the owner waits for a message.
+ * @__user_pad: fills the owner's cache line; ignored.
  *
  * One page, mmap()ed at offset 0 of the file that owns the endpoint
  * (MAP_SHARED, length exactly the page size).  The first cache line is
@@ -71,19 +85,6 @@ enum cosched_wait_mode {
  * A sender that bypasses the kernel must ring the endpoint's doorbell
  * (COSCHED_IOC_DOORBELL) when @on_cpu is 0, when @armed is not
  * %COSCHED_ARMED_NONE, or when @state has %COSCHED_STATE_YIELDED.
- *
- * @arrivals: messages announced to this endpoint since it was created.
- * @last_arrival_ns: CLOCK_MONOTONIC time of the newest arrival.
- * @on_cpu: 1 while the owner task runs on a CPU, 0 otherwise (exact).
- * @cpu: the CPU the owner task last ran on.
- * @state: COSCHED_STATE_* bits.
- * @policy: the active enum cosched_policy.
- * @wait_mode: the active enum cosched_wait_mode.
- * @spin_us: how long to spin before blocking or yielding.
- * @endpoint_id: the id COSCHED_IOC_CREATE returned.
- * @consumed: owner-written: messages the owner has consumed.
- * @armed: owner-written: COSCHED_ARMED_* value.
- * @waiting: owner-written: 1 while the owner waits for a message.
  */
 struct cosched_ctrl {
 	__u64 arrivals;
@@ -112,6 +113,7 @@ struct cosched_ctrl {
  * @pb_period_us: the pb_period_us tunable.
  * @boost_us: the boost_us tunable.
  * @ctrl_size: the length to mmap() for the control page.
+ * @__reserved: reads as 0.
  */
 struct cosched_info {
 	__u32 abi_version;
@@ -150,6 +152,7 @@ struct cosched_create {
  * @rank: its rank.
  * @count: arrivals to announce, 1 to COSCHED_MAX_DOORBELL.
  * @flags: none defined yet; must be 0.
+ * @__reserved: must be 0.
  */
 struct cosched_doorbell {
 	__u64 job_id;
