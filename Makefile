@@ -14,7 +14,7 @@ ROOT := $(CURDIR)
 KERNELS := $(ROOT)/tests/vm/kernels.sh
 KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
 
-.PHONY: all module modules check check-host check-guest lint clean tests demo
+.PHONY: all module modules check lint clean tests bench demo
 
 all:
 	@test -d $(KDIR) || { echo "no kernel build tree at $(KDIR): set KDIR, or run 'make modules' for the test kernels"; exit 1; }
@@ -36,6 +36,9 @@ modules:
 
 tests:
 	$(MAKE) -C tests/guest
+
+bench:
+	$(MAKE) -C bench
 
 demo:
 	scripts/demo.sh

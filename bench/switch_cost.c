@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * switch_cost: what cosched's sched_switch probe adds to a context switch.
+ *
+ * Two threads pinned to one CPU bounce a byte over two pipes; each round
+ * trip is two context switches.  Prints the time per switch, the median
+ * of several runs.  With -e, both threads own an endpoint (the probe
+ * finds them and updates their control pages); with -E N the process
+ * also holds N endpoints whose owner sleeps (the probe's lookups miss).
+ *
+ * usage: switch_cost [-n round_trips] [-r runs] [-e] [-E idle_endpoints]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/cosched.h>
+
+#define JOB 0x5c05711ull
+
+static int to_peer[2], to_main[2];
+static long round_trips = 20000;
+static int with_endpoints;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(2);
+	}
+}
+
+/* Returns the open file holding a new endpoint, or exits. */
+static int endpoint(uint32_t rank)
+{
+	struct cosched_create c = {
+		.abi_version = COSCHED_ABI_VERSION,
+		.job_id = JOB,
+		.rank = rank,
+	};
+	int fd = open(COSCHED_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, COSCHED_IOC_CREATE, &c)) {
+		fprintf(stderr, "endpoint %u: %s\n", rank, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static void *peer(void *arg)
+{
+	int fd = -1;
+	char c;
+	long i;
+
+	(void)arg;
+	pin(0);
+	if (with_endpoints)
+		fd = endpoint(1);
+	for (i = 0; i < round_trips; i++) {
+		if (read(to_peer[0], &c, 1) != 1 || write(to_main[1], &c, 1) != 1)
+			exit(2);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static double run_once(void)
+{
+	pthread_t tid;
+	uint64_t t0;
+	char c = 'x';
+	long i;
+
+	if (pthread_create(&tid, NULL, peer, NULL))
+		exit(2);
+	usleep(10000);
+	t0 = now_ns();
+	for (i = 0; i < round_trips; i++) {
+		if (write(to_peer[1], &c, 1) != 1 || read(to_main[0], &c, 1) != 1)
+			exit(2);
+	}
+	t0 = now_ns() - t0;
+	pthread_join(tid, NULL);
+	return (double)t0 / (2.0 * round_trips);
+}
+
+/* Owns the idle endpoints and sleeps: the probe's lookups of it miss. */
+static void *idle_owner(void *arg)
+{
+	long i, n = (long)arg;
+
+	for (i = 0; i < n; i++)
+		endpoint(100 + i);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	int runs = 5, idle = 0, opt, i, main_fd = -1;
+	double t[64];
+
+	while ((opt = getopt(argc, argv, "n:r:eE:")) != -1) {
+		switch (opt) {
+		case 'n': round_trips = atol(optarg); break;
+		case 'r': runs = atoi(optarg); break;
+		case 'e': with_endpoints = 1; break;
+		case 'E': idle = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: %s [-n round_trips] [-r runs] [-e] [-E idle]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (runs < 1 || runs > 64)
+		runs = 5;
+	pin(0);
+	if (pipe(to_peer) || pipe(to_main))
+		return 2;
+	if (idle) {
+		pthread_t tid;
+
+		if (pthread_create(&tid, NULL, idle_owner, (void *)(long)idle))
+			return 2;
+		sleep(1);
+	}
+	for (i = 0; i < runs; i++) {
+		if (with_endpoints && main_fd < 0)
+			main_fd = endpoint(0);
+		t[i] = run_once();
+	}
+	qsort(t, runs, sizeof(t[0]), cmp);
+	printf("switch_cost: endpoints=%s idle_endpoints=%d ns_per_switch=%.0f min=%.0f max=%.0f\n",
+	       with_endpoints ? "yes" : "no", idle, t[runs / 2], t[0],
+	       t[runs - 1]);
+	return 0;
+}
