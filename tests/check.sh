@@ -34,10 +34,13 @@ part setup scripts/setup.sh
 part unit make -s -C tests/unit check
 part lint tests/lint.sh
 part harness tests/vm/selftest.sh
-part build sh -c 'make -s modules && make -s tests && echo "1 passed, 0 failed"'
+part build sh -c 'make -s modules && make -s tests bench && echo "1 passed, 0 failed"'
 for k in 6.1 6.12; do
 	part "guest $k" tests/vm/vmrun.sh --kernel "$k" --smp 2 --timeout 1500 -- tests/guest/run.sh
 done
+# A one-round smoke of the benchmarks: they run and print their table.
+part "bench smoke" sh -c 'tests/vm/vmrun.sh --kernel 6.12 -- bench/switch_cost.sh 1 |
+	tee /dev/stderr | grep -q "switching tasks own endpoints" && echo "1 passed, 0 failed"'
 echo "=== make check took $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
