@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The record format of a receive ring, on plain memory so that the host
+ * tests can drive it without the module.  See ring.c for the format.
+ */
+#ifndef COSCHED_RING_H
+#define COSCHED_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/cosched.h>
+
+#define RING_ALIGN	16u
+#define RING_HDR	16u
+#define RING_PAD_LEN	UINT32_MAX
+/* src_rank word: bit 31 says the sender rang (or will ring) the doorbell. */
+#define RING_SRC_RANG	(1u << 31)
+#define RING_SRC_MASK	(RING_SRC_RANG - 1)
+
+/* A header page and the data area it describes, as this process sees them. */
+struct ring_view {
+	struct cosched_ring *hdr;
+	unsigned char *data;
+	uint32_t size;		/* data_size, a power of two */
+	uint32_t max_msg;	/* largest payload: size / 2 - RING_HDR */
+};
+
+struct ring_msg {
+	uint32_t src;
+	uint32_t len;
+	bool rang;
+};
+
+/* Check the header's data_size and set up v; -EINVAL if unusable. */
+int ring_view_init(struct ring_view *v, struct cosched_ring *hdr, void *data);
+
+/* Bytes a record with a payload of len takes in the data area. */
+static inline uint64_t ring_rec_size(uint64_t len)
+{
+	return RING_HDR + ((len + RING_ALIGN - 1) & ~(uint64_t)(RING_ALIGN - 1));
+}
+
+/* One attempt: 0 published, -EAGAIN ring full, -EMSGSIZE too big. */
+int ring_try_put(struct ring_view *v, uint32_t src, bool rang,
+		 const void *buf, size_t len);
+
+/* ring_try_put(), spinning then sleeping while full; *full set if it was. */
+int ring_put(struct ring_view *v, uint32_t src, bool rang, const void *buf,
+	     size_t len, bool *full);
+
+/* The next message without consuming it: 0, -EAGAIN or -EBADMSG. */
+int ring_peek(struct ring_view *v, struct ring_msg *m);
+
+/* Consume the next message into buf: its length, -EAGAIN, -EBADMSG, or
+ * -EMSGSIZE (buf too small; the message stays in the ring). */
+ssize_t ring_get(struct ring_view *v, struct ring_msg *m, void *buf,
+		 size_t len);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t cosched_now_ns(void);
+
+#endif /* COSCHED_RING_H */
