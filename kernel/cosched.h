@@ -70,6 +70,7 @@ enum cosched_tunable_id {
 	COSCHED_T_BUDGET_PCT,
 	COSCHED_T_BUDGET_WINDOW_MS,
 	COSCHED_T_BOOST_MECH,
+	COSCHED_T_RING_KB,
 	COSCHED_NR_TUNABLES,
 };
 
@@ -131,6 +132,8 @@ struct cosched_ep {
 	kuid_t owner_uid;
 	struct page *ctrl_page;
 	struct cosched_ctrl *ctrl;
+	struct cosched_ring *ring;	/* receive ring, shared in the job */
+	u32 ring_data;			/* bytes in its data area */
 	refcount_t ref;
 	bool dead;			/* written under prio_lock */
 
@@ -184,11 +187,30 @@ void cosched_count(struct cosched_ep *ep, enum cosched_counter c, u64 n);
 void cosched_ctrl_publish_policy(struct cosched_ep *ep);
 bool cosched_may_steer(struct cosched_ep *ep);
 
+/* ring.c */
+u32 cosched_ring_size(void);
+int cosched_ring_alloc(struct cosched_ep *ep);
+void cosched_ring_free(struct cosched_ep *ep);
+bool cosched_ring_pending(struct cosched_ep *ep);
+u64 cosched_ring_last_send(struct cosched_ep *ep);
+int cosched_ring_mmap(struct cosched_ep *self, struct vm_area_struct *vma);
+
+/*
+ * Messages the owner has not consumed: announced arrivals beyond what it
+ * reports consumed, plus one if its ring holds anything.
+ */
 static inline u64 cosched_pending(struct cosched_ep *ep)
 {
 	s64 p = READ_ONCE(ep->ctrl->arrivals) - READ_ONCE(ep->ctrl->consumed);
 
-	return p > 0 ? p : 0;
+	return (p > 0 ? p : 0) + cosched_ring_pending(ep);
+}
+
+/* The newest arrival, announced or written into the ring. */
+static inline u64 cosched_last_arrival(struct cosched_ep *ep)
+{
+	return max(READ_ONCE(ep->ctrl->last_arrival_ns),
+		   cosched_ring_last_send(ep));
 }
 
 void cosched_set_state(struct cosched_ep *ep, u32 bit, bool on);

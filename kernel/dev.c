@@ -77,6 +77,7 @@ static long cosched_ioc_info(unsigned int cmd, unsigned long arg)
 		.pb_period_us	= cosched_get(COSCHED_T_PB_PERIOD_US),
 		.boost_us	= cosched_get(COSCHED_T_BOOST_US),
 		.ctrl_size	= PAGE_SIZE,
+		.ring_size	= cosched_ring_size(),
 	};
 
 	if (_IOC_SIZE(cmd) < COSCHED_V1_SIZE(struct cosched_info, ctrl_size))
@@ -321,12 +322,14 @@ static long cosched_ioctl(struct file *file, unsigned int cmd,
 }
 
 /**
- * cosched_mmap() - map the endpoint's control page
+ * cosched_mmap() - map the endpoint's control page, or a ring of its job
  * @file: the file
- * @vma: one page at offset 0, shared, not executable
+ * @vma: at offset 0, one page, for the control page; at
+ *	COSCHED_RING_OFFSET(rank) for a receive ring (see cosched_ring_mmap())
  *
- * Return: 0; -EINVAL for another size, offset or a private mapping;
- * -EPERM for an executable one; -ENXIO without an endpoint.
+ * Return: 0; -EINVAL for another size or offset or a private mapping;
+ * -EPERM for an executable one; -ENXIO without an endpoint; the errors of
+ * cosched_ring_mmap().
  */
 static int cosched_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -334,16 +337,18 @@ static int cosched_mmap(struct file *file, struct vm_area_struct *vma)
 	struct cosched_ep *ep;
 	int ret;
 
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE ||
-	    !(vma->vm_flags & VM_SHARED))
+	if (!(vma->vm_flags & VM_SHARED) ||
+	    (!vma->vm_pgoff && vma->vm_end - vma->vm_start != PAGE_SIZE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 	ep = cosched_file_ep(cf);
 	if (!ep)
 		return -ENXIO;
-	/* The mapping holds its own page reference. */
-	ret = vm_insert_page(vma, vma->vm_start, ep->ctrl_page);
+	if (vma->vm_pgoff)
+		ret = cosched_ring_mmap(ep, vma);
+	else	/* The mapping holds its own page reference. */
+		ret = vm_insert_page(vma, vma->vm_start, ep->ctrl_page);
 	cosched_ep_put(ep);
 	return ret;
 }

@@ -162,6 +162,7 @@ static void cosched_ep_free_rcu(struct rcu_head *head)
 	struct cosched_ep *ep = container_of(head, struct cosched_ep, rcu);
 
 	__free_page(ep->ctrl_page);
+	cosched_ring_free(ep);
 	put_task_struct(ep->owner);
 	cosched_job_put(ep->job);
 	kfree(ep);
@@ -207,6 +208,9 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	ret = cosched_ep_prio_init(ep);
 	if (ret)
 		goto err_task;
+	ret = cosched_ring_alloc(ep);
+	if (ret)
+		goto err_prio;
 
 	mutex_lock(&cosched_mutex);
 	rcu_read_lock();
@@ -223,6 +227,7 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	job->nr_endpoints++;
 	ep->id = atomic64_inc_return(&cosched_next_id);
 	ep->ctrl->endpoint_id = ep->id;
+	ep->ring->endpoint_id = ep->id;
 	ep->ctrl->on_cpu = 1;
 	ep->ctrl->cpu = raw_smp_processor_id();
 	cosched_ctrl_publish_policy(ep);
@@ -236,6 +241,8 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 
 err_unlock:
 	mutex_unlock(&cosched_mutex);
+	cosched_ring_free(ep);
+err_prio:
 	cosched_ep_prio_release(ep);
 err_task:
 	put_task_struct(ep->owner);

@@ -35,7 +35,7 @@ static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
 
 	switch (pick) {
 	case COSCHED_PB_NEWEST:
-		return U64_MAX - READ_ONCE(ep->ctrl->last_arrival_ns);
+		return U64_MAX - cosched_last_arrival(ep);
 	case COSCHED_PB_PREFER_BLOCKED:
 		return (cosched_ep_blocked(ep) ? 0 : 2) + after_cursor;
 	default:
@@ -103,8 +103,8 @@ struct cosched_ep *cosched_pick_local(struct cosched_ep *self)
 		if (ep == self || READ_ONCE(ep->ctrl->cpu) != cpu ||
 		    !cosched_pending(ep) || !cosched_may_steer(ep))
 			continue;
-		if (!best || READ_ONCE(ep->ctrl->last_arrival_ns) >
-			     READ_ONCE(best->ctrl->last_arrival_ns))
+		if (!best ||
+		    cosched_last_arrival(ep) > cosched_last_arrival(best))
 			best = ep;
 	}
 	if (best)

@@ -60,6 +60,7 @@ TUNABLE_ATTR(boost_us, COSCHED_T_BOOST_US);
 TUNABLE_ATTR(budget_pct, COSCHED_T_BUDGET_PCT);
 TUNABLE_ATTR(budget_window_ms, COSCHED_T_BUDGET_WINDOW_MS);
 TUNABLE_ATTR(boost_mech, COSCHED_T_BOOST_MECH);
+TUNABLE_ATTR(ring_kb, COSCHED_T_RING_KB);
 
 static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_policy.kattr.attr,
@@ -69,6 +70,7 @@ static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_budget_pct.kattr.attr,
 	&tunable_budget_window_ms.kattr.attr,
 	&tunable_boost_mech.kattr.attr,
+	&tunable_ring_kb.kattr.attr,
 	NULL,
 };
 

@@ -19,6 +19,7 @@ const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_BUDGET_PCT]		= "budget_pct",
 	[COSCHED_T_BUDGET_WINDOW_MS]	= "budget_window_ms",
 	[COSCHED_T_BOOST_MECH]		= "boost_mech",
+	[COSCHED_T_RING_KB]		= "ring_kb",
 };
 
 /* Numeric ranges; the two named tunables are indexes into name lists. */
@@ -32,6 +33,7 @@ static const struct {
 	[COSCHED_T_BUDGET_PCT]		= { 0, 100 },
 	[COSCHED_T_BUDGET_WINDOW_MS]	= { 10, 10000 },
 	[COSCHED_T_BOOST_MECH]		= { 0, COSCHED_NR_MECHS - 1 },
+	[COSCHED_T_RING_KB]		= { 4, 65536 },
 };
 
 unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
@@ -42,6 +44,7 @@ unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_BUDGET_PCT]		= 30,
 	[COSCHED_T_BUDGET_WINDOW_MS]	= 100,
 	[COSCHED_T_BOOST_MECH]		= COSCHED_MECH_FIFO,
+	[COSCHED_T_RING_KB]		= 256,
 };
 
 static int cosched_name_index(const char * const *names, unsigned int n,
@@ -225,3 +228,7 @@ MODULE_PARM_DESC(budget_window_ms, "budget window, ms, 10-10000 (default 100)");
 module_param_cb(boost_mech, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_BOOST_MECH], 0444);
 MODULE_PARM_DESC(boost_mech, "fifo or nice (default fifo)");
+module_param_cb(ring_kb, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_RING_KB], 0444);
+MODULE_PARM_DESC(ring_kb,
+		 "receive ring data per endpoint, KiB, 4-65536, rounded up to a power of two (default 256)");

@@ -23,7 +23,7 @@ BIN=$ROOT/build/tests
 KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
 HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
-ALL="abi sysfs policies tracepoints hammer hammer-sb latency yield pb budget lifecycle security stress"
+ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -33,6 +33,7 @@ spec() {
 	case $1 in
 	abi)		echo "90 $BIN/abi" ;;
 	policies)	echo "60 $BIN/policies" ;;
+	ring)		echo "60 $BIN/ring" ;;
 	tracepoints)	echo "90 $ROOT/tests/guest/tracepoints.sh" ;;
 	sysfs)		echo "90 $BIN/sysfs" ;;
 	hammer)		echo "90 $BIN/hammer -n $HAMMER_N -t 40" ;;

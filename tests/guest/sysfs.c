@@ -24,6 +24,7 @@ static const struct tunable tunables[] = {
 	{ "boost_us",		10,	100000,		2000 },
 	{ "budget_pct",		0,	100,		30 },
 	{ "budget_window_ms",	10,	10000,		100 },
+	{ "ring_kb",		4,	65536,		256 },
 };
 #define NR_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
 
@@ -250,7 +251,8 @@ static void test_module_params(void)
 		"policy=bogus", "spin_us=100001", "spin_us=abc",
 		"pb_period_us=999", "pb_period_us=1000001", "boost_us=9",
 		"boost_us=100001", "budget_pct=101", "budget_window_ms=9",
-		"budget_window_ms=10001", "boost_mech=rt",
+		"budget_window_ms=10001", "boost_mech=rt", "ring_kb=3",
+		"ring_kb=65537",
 	};
 	struct cosched_info info;
 	char got[64];

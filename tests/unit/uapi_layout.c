@@ -25,6 +25,11 @@ STATIC_ASSERT(sizeof(struct cosched_doorbell) == 24, "doorbell size");
 STATIC_ASSERT(sizeof(struct cosched_wait) == 24, "wait size");
 STATIC_ASSERT(sizeof(struct cosched_yield) == 24, "yield size");
 STATIC_ASSERT(sizeof(struct cosched_stats) == 64, "stats size");
+STATIC_ASSERT(offsetof(struct cosched_ring, head) == 64,
+	      "the ring's consumer field has a cache line of its own");
+STATIC_ASSERT(offsetof(struct cosched_ring, data_size) == 128,
+	      "the ring's kernel fields follow");
+STATIC_ASSERT(COSCHED_RING_OFFSET(0) == 1ull << 32, "ring 0 above the control page");
 STATIC_ASSERT(COSCHED_NR_POLICIES == 10, "thesis Table 6.1 has ten");
 
 int main(void)

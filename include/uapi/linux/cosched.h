@@ -113,7 +113,8 @@ struct cosched_ctrl {
  * @pb_period_us: the pb_period_us tunable.
  * @boost_us: the boost_us tunable.
  * @ctrl_size: the length to mmap() for the control page.
- * @__reserved: reads as 0.
+ * @ring_size: the length of a receive ring created now (header page and
+ *	data area); each ring's own length is in its header.
  */
 struct cosched_info {
 	__u32 abi_version;
@@ -123,7 +124,7 @@ struct cosched_info {
 	__u32 pb_period_us;
 	__u32 boost_us;
 	__u32 ctrl_size;
-	__u32 __reserved;
+	__u32 ring_size;
 };
 
 /**
@@ -214,6 +215,53 @@ struct cosched_stats {
 	__u64 wakeups;
 	__u64 yields;
 	__u64 budget_exhausted;
+};
+
+/*
+ * Receive rings.  Every endpoint has one, allocated by the module when the
+ * endpoint is created (ring_kb).  A process with an endpoint in a job maps
+ * the ring of rank R of that job with mmap() at COSCHED_RING_OFFSET(R),
+ * MAP_SHARED, read-write, for a length of one page (the header alone) or
+ * one page plus data_size.  Only processes of the same job, and of the
+ * ring owner's effective uid (or with CAP_SYS_NICE), may map it.  The
+ * mapping keeps the ring alive after its endpoint is destroyed.
+ *
+ * The record format in the data area belongs to libcosched; the kernel
+ * only reads @tail, @head and @last_send_ns, to see pending messages
+ * (periodic boost, spin-yield) the way the thesis's driver inspected the
+ * NIC's queues, without a system call on the message path.
+ */
+#define COSCHED_RING_OFFSET(rank)	(((__u64)(rank) + 1) << 32)
+
+/**
+ * struct cosched_ring - the header page of a receive ring
+ * @tail: senders: bytes reserved in the data area, ever.
+ * @last_send_ns: senders: CLOCK_MONOTONIC time of the newest message.
+ * @__send_pad: fills the senders' cache line.
+ * @head: owner: bytes consumed, ever.
+ * @__recv_pad: fills the owner's cache line.
+ * @data_size: kernel: bytes in the data area, a power of two.
+ * @data_offset: kernel: offset of the data area in the mapping.
+ * @rank: kernel: the owner's rank.
+ * @__kernel_pad: reads as 0.
+ * @endpoint_id: kernel: the owner's endpoint id.
+ *
+ * The ring is writable by every process that maps it, so the kernel keeps
+ * its own copy of the fields it writes and trusts none of these.
+ */
+struct cosched_ring {
+	__u64 tail;
+	__u64 last_send_ns;
+	__u8  __send_pad[48];
+
+	__u64 head;
+	__u8  __recv_pad[56];
+
+	__u32 data_size;
+	__u32 data_offset;
+	__u32 rank;
+	__u32 __kernel_pad;
+	__u64 endpoint_id;
 };
 
 #define COSCHED_IOC_MAGIC	0xC5

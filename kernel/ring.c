@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive rings: one per endpoint, allocated here and mapped by the
+ * processes of the endpoint's job, which exchange messages through them
+ * without system calls (libcosched owns the record format).  The module
+ * only reads the ring's head and tail to see pending messages.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include "cosched.h"
+
+/* Bytes of the data area of a ring created now: ring_kb, rounded up. */
+static u32 cosched_ring_data_bytes(void)
+{
+	return roundup_pow_of_two(cosched_get(COSCHED_T_RING_KB) * 1024U);
+}
+
+u32 cosched_ring_size(void)
+{
+	return PAGE_SIZE + cosched_ring_data_bytes();
+}
+
+/**
+ * cosched_ring_alloc() - give a new endpoint its receive ring
+ * @ep: the endpoint, not yet visible
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cosched_ring_alloc(struct cosched_ep *ep)
+{
+	u32 data = cosched_ring_data_bytes();
+	struct cosched_ring *ring;
+
+	/* Zeroed, and marked for remap_vmalloc_range(). */
+	ring = vmalloc_user(PAGE_SIZE + data);
+	if (!ring)
+		return -ENOMEM;
+	ring->data_size = data;
+	ring->data_offset = PAGE_SIZE;
+	ring->rank = ep->rank;
+	ep->ring = ring;
+	ep->ring_data = data;
+	return 0;
+}
+
+/* Also called from the RCU callback that frees the endpoint. */
+void cosched_ring_free(struct cosched_ep *ep)
+{
+	vfree(ep->ring);
+}
+
+/* True while senders have reserved more than the owner consumed. */
+bool cosched_ring_pending(struct cosched_ep *ep)
+{
+	return READ_ONCE(ep->ring->tail) != READ_ONCE(ep->ring->head);
+}
+
+u64 cosched_ring_last_send(struct cosched_ep *ep)
+{
+	return READ_ONCE(ep->ring->last_send_ns);
+}
+
+/* Every mapping holds a reference on the ring's endpoint. */
+static void cosched_ring_vm_open(struct vm_area_struct *vma)
+{
+	cosched_ep_get(vma->vm_private_data);
+}
+
+static void cosched_ring_vm_close(struct vm_area_struct *vma)
+{
+	cosched_ep_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct cosched_ring_vm_ops = {
+	.open	= cosched_ring_vm_open,
+	.close	= cosched_ring_vm_close,
+};
+
+/**
+ * cosched_ring_mmap() - map the ring of a rank of the caller's job
+ * @self: the caller's endpoint, pinned
+ * @vma: at COSCHED_RING_OFFSET(rank), one page or the whole ring
+ *
+ * Return: 0; -EINVAL for a bad offset or length; -ENOENT if the job has
+ * no such rank; -EPERM if its owner is another user; -ENOMEM.
+ */
+int cosched_ring_mmap(struct cosched_ep *self, struct vm_area_struct *vma)
+{
+	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct cosched_ep *target;
+	u64 rank = (offset >> 32) - 1;
+	int ret;
+
+	if (offset != COSCHED_RING_OFFSET(rank) || rank >= COSCHED_MAX_RANKS)
+		return -EINVAL;
+	target = cosched_ep_lookup(self->job->id, rank);
+	if (!target)
+		return -ENOENT;
+	ret = -EPERM;
+	if (!cosched_may_steer(target))
+		goto err;
+	ret = -EINVAL;
+	if (len != PAGE_SIZE && len != PAGE_SIZE + target->ring_data)
+		goto err;
+	ret = remap_vmalloc_range(vma, target->ring, 0);
+	if (ret)
+		goto err;
+	/* The lookup's reference now belongs to the mapping. */
+	vma->vm_private_data = target;
+	vma->vm_ops = &cosched_ring_vm_ops;
+	return 0;
+err:
+	cosched_ep_put(target);
+	return ret;
+}
