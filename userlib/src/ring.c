@@ -158,7 +158,7 @@ int ring_put(struct ring_view *v, uint32_t src, bool rang, const void *buf,
 			t0 = cosched_now_ns();
 		}
 		if (cosched_now_ns() - t0 < 50000)
-			__builtin_ia32_pause();
+			cosched_cpu_relax();
 		else
 			nanosleep(&nap, NULL);
 	}

@@ -58,6 +58,18 @@ int ring_peek(struct ring_view *v, struct ring_msg *m);
 ssize_t ring_get(struct ring_view *v, struct ring_msg *m, void *buf,
 		 size_t len);
 
+/* Tell the CPU we are spinning (frees the sibling hyperthread). */
+static inline void cosched_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
 /* CLOCK_MONOTONIC in ns. */
 uint64_t cosched_now_ns(void);
 

@@ -79,7 +79,7 @@ static bool spin(bool (*ready)(void *), void *arg, uint64_t ns)
 		/* Read the clock only now and then: it is the costly part. */
 		if (!(++i & 31) && cosched_now_ns() - t0 >= ns)
 			return false;
-		__builtin_ia32_pause();
+		cosched_cpu_relax();
 	}
 }
 
