@@ -38,7 +38,7 @@ spec() {
 	sysfs)		echo "90 $BIN/sysfs" ;;
 	hammer)		echo "90 $BIN/hammer -n $HAMMER_N -t 40" ;;
 	hammer-sb)	echo "90 $BIN/hammer -n $HAMMER_N -t 40 -p dcs-sb" ;;
-	latency)	echo "180 $ROOT/tests/guest/latency.sh $LATENCY_N" ;;
+	latency)	echo "300 $ROOT/tests/guest/latency.sh $LATENCY_N" ;;
 	yield)		echo "90 $BIN/yield" ;;
 	pb)		echo "90 $BIN/pb" ;;
 	budget)		echo "60 $BIN/budget" ;;
