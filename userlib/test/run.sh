@@ -1,10 +1,11 @@
 #!/bin/sh
 # Run the host unit tests (TAP on stdout) and end with "N passed, N failed".
-# A test that dies before its plan is complete counts one more failure.
+# A test that dies, or hangs for 300 s, without a failed check counts one
+# more failure.
 pass=0
 fail=0
 for t in "$@"; do
-	out=$("$t" 2>&1)
+	out=$(timeout 300 "$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
