@@ -27,18 +27,7 @@ S=/sys/kernel/cosched
 ROWS="local dcs-fifo dcs-nice pb dcs-fifo-budget100"
 OUT=$(mktemp -d /tmp/latency.XXXXXX)
 PER=$(( (N + ROUNDS - 1) / ROUNDS ))
-fail=0
-num=0
-
-tap() {		# tap <1 if ok> <name> <why>
-	num=$((num + 1))
-	if [ "$1" = 1 ]; then
-		echo "ok $num - $2"
-	else
-		echo "not ok $num - $2 # latency.sh: $3"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/lib/tap.sh"
 
 args_of() {
 	case $1 in

@@ -12,17 +12,7 @@
 BIN=${BIN:-build/tests}
 T=/sys/kernel/tracing
 I=$T/instances/cosched-test.$$
-num=0 fail=0
-
-tap() {		# tap <0|1 ok> <name> [why]
-	num=$((num + 1))
-	if [ "$1" = 1 ]; then
-		echo "ok $num - $2"
-	else
-		echo "not ok $num - $2 # tracepoints.sh: $3"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/lib/tap.sh"
 
 [ -d "$T/events/cosched" ] || { echo "not ok 1 - no events/cosched in $T"; exit 1; }
 mkdir "$I" || exit 1
