@@ -14,7 +14,7 @@ ROOT := $(CURDIR)
 KERNELS := $(ROOT)/tests/vm/kernels.sh
 KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
 
-.PHONY: all module modules check lint clean tests bench demo
+.PHONY: all module modules check lint clean tests bench userlib demo
 
 all:
 	@test -d $(KDIR) || { echo "no kernel build tree at $(KDIR): set KDIR, or run 'make modules' for the test kernels"; exit 1; }
@@ -39,6 +39,9 @@ tests:
 
 bench:
 	$(MAKE) -C bench
+
+userlib:
+	$(MAKE) -C userlib
 
 demo:
 	scripts/demo.sh

@@ -32,9 +32,10 @@ part() {
 start=$(date +%s)
 part setup scripts/setup.sh
 part unit make -s -C tests/unit check
+part userlib make --no-print-directory -s -C userlib check
 part lint tests/lint.sh
 part harness tests/vm/selftest.sh
-part build sh -c 'make -s modules && make -s tests bench && echo "1 passed, 0 failed"'
+part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib && echo "1 passed, 0 failed"'
 for k in 6.1 6.12; do
 	part "guest $k" tests/vm/vmrun.sh --kernel "$k" --smp 2 --timeout 1500 -- tests/guest/run.sh
 done

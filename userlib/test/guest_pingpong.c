@@ -25,28 +25,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tap.h"
+
 #define ROUNDS_DEF	5000	/* round trips: 10000 messages in all */
 #define SMALL_MAX	4096	/* most sizes below this: TCG copies slowly */
 #define HOLD_EVERY	50
 #define HOLD_NS		2000000
 
-static int n_test, n_fail;
 static uint32_t rounds = ROUNDS_DEF;
 
-static bool check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return cond;
-}
 
 static uint64_t now_ns(void)
 {

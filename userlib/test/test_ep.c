@@ -16,22 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-static int n_test, n_fail;
-
-static bool check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return cond;
-}
+#include "tap.h"
 
 static struct cosched_ep *fake_ep(uint32_t policy, uint32_t wait_mode)
 {

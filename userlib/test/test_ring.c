@@ -15,22 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int n_test, n_fail;
+#include "tap.h"
 
-static bool check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return cond;
-}
 
 /* A ring on the heap: the header page and a data area, both zeroed. */
 struct tring {
