@@ -7,8 +7,8 @@
 # short runs (ROUNDS rounds) so that slow drifts of a noisy TCG host hit
 # them all alike.  The table pools each row's samples; the assertions
 # compare each round with local's run of the same round and take the
-# median round (dcs/fifo p90 at least 5x below local's; pb p90 below
-# local's, pb max under two periods plus slack), except the median of
+# median round (dcs/fifo p90 at least 5x below local's; pb p90 within
+# one period plus slack, pb max under two periods plus slack), except the median of
 # dcs/fifo, which must be lower than local's over the pooled arrivals
 # that found the receiver off its CPU (see below).
 # A dcs/fifo row with budget_pct=100 is printed for diagnosis only.
@@ -140,7 +140,9 @@ per_round() {	# per_round <row> <key> [abs]
 d90=$(per_round dcs-fifo p90_us)
 p90r=$(per_round pb p90_us)
 pmax=$(per_round pb max_us abs)
+p90abs=$(per_round pb p90_us abs)
 lim=$((2 * PERIOD + SLACK_US))
+lim90=$((PERIOD + SLACK_US))
 echo "# per round, median over $ROUNDS rounds: dcs-fifo p90/local $d90;" \
 	"pb p90/local $p90r, pb max ${pmax} us"
 tap $(lt "$d90" 0.2 && echo 1 || echo 0) \
@@ -155,9 +157,12 @@ tap $(lt "$off_dcs_fifo" "$off_local" && echo 1 || echo 0) \
 	"dcs $off_dcs_fifo us, local $off_local us (all arrivals: dcs $med_dcs_fifo us, local $lmed us)"
 tap $([ "$(agg dcs-fifo boosts)" -gt 0 ] && echo 1 || echo 0) \
 	"dcs/fifo boosted the receiver" "no boosts"
-tap $(lt "$p90r" 1 && echo 1 || echo 0) \
-	"pb p90 lower than local (median round)" \
-	"pb/local p90 ratio $p90r (pooled: pb $p90_pb us, local $lp90 us)"
+# PB bounds the wait by its period; it need not beat local's p90, which
+# EEVDF already keeps near 4 ms against one hog (below PB's 10 ms period):
+# the ratio is printed above, the bound is asserted.
+tap $(lt "$p90abs" "$lim90" && echo 1 || echo 0) \
+	"pb p90 within one period + ${SLACK_US} us (median round)" \
+	"pb p90 $p90abs us in the median round (pooled $p90_pb us), limit $lim90 us"
 tap $(lt "$pmax" "$lim" && echo 1 || echo 0) \
 	"pb max under 2 periods + ${SLACK_US} us (median round)" \
 	"pb max $pmax us in the median round (pooled max $max_pb us), limit $lim us"
