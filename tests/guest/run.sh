@@ -105,8 +105,14 @@ for t in $TESTS; do
 		lines=$(dmesg | wc -l)
 		taint0=$(taint)
 		start=$(date +%s)
-		timeout -k 5 "$limit" "$@" > "$log" 2>&1
+		# A session of its own, so that whatever the test leaves behind
+		# (a child blocked in WAIT after an abort) can be killed and
+		# cannot hold the module for the tests after it.
+		setsid timeout -k 5 "$limit" "$@" > "$log" 2>&1 &
+		tpid=$!
+		wait $tpid
 		rc=$?
+		kill -9 "-$tpid" 2>/dev/null
 		secs=$(( $(date +%s) - start ))
 		cat "$log"
 		if [ $rc = 124 ] || [ $rc = 137 ]; then
