@@ -4,7 +4,7 @@
 # `apt-get update` and takes a few seconds.
 #
 #   - Debian packages: compiler, QEMU, busybox, BPF/io_uring libraries, sparse,
-#     the kernel source (for checkpatch.pl), ...
+#     the kernel source (for checkpatch.pl), MPICH and Open MPI, ...
 #   - for each test kernel (6.1, 6.12): its headers (installed) and its image
 #     (downloaded and unpacked into $COSCHED_CACHE, never installed: see
 #     tests/vm/kernels.sh)
@@ -21,6 +21,10 @@ PACKAGES=(
 	build-essential qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	sparse linux-source-6.1 python3 clang llvm libbpf-dev bpftool
 	liburing-dev dwarves iproute2
+	# The MPI baseline (bench/mpi_pingpong.*): both implementations side by
+	# side, each reached through its own wrappers (mpicc.mpich,
+	# mpiexec.openmpi, ...), so neither has to win the mpicc alternative.
+	mpich libmpich-dev openmpi-bin libopenmpi-dev
 )
 export DEBIAN_FRONTEND=noninteractive
 
