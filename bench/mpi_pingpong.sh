@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The MPI baseline for the latency benchmarks: build/bench/mpi_pingpong.*
+# (a plain MPI ping-pong, no cosched calls) under MPICH and Open MPI, two
+# ranks pinned to CPU 0 and CPU 1, under each cosched policy asked for.
+# Traffic is forced over TCP on loopback, never shared memory: in the design
+# the ranks stand for processes on different nodes, so every message must
+# cross a kernel-visible transport.  The script checks that it did: lo's
+# tx_bytes must grow by at least the bytes the timed ping-pongs moved.
+#
+# Run as root inside a guest, from the repository root:
+#   make modules && make -C bench
+#   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 900 -- \
+#       bench/mpi_pingpong.sh [-p none,local,dcs,...] [-s 8,64,...,1M] [-t sec] [-m "mpich openmpi"]
+#
+#   -p  comma-separated policies, one set of runs each.  "none" leaves the
+#       module alone (not loaded in a fresh guest); any other name loads
+#       build/$(uname -r)/cosched.ko if needed and writes the name to
+#       /sys/kernel/cosched/policy.  Default: none.
+#   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
+#   -t  seconds of timed traffic per size and phase (default 1; the
+#       program picks the round count from a warm-up)
+#   -m  which MPIs (default "mpich openmpi"); one whose binary was not
+#       built (no MPI installed) is skipped with a message
+#
+# Output: the program's lines, each with policy= appended, as they come;
+# then a '#' table whose first line is the command that reproduces it.
+set -eu
+BIN=build/bench/mpi_pingpong
+KO=build/$(uname -r)/cosched.ko
+SYS=/sys/kernel/cosched
+POLICIES=none
+SIZES=8,64,512,4K,32K,256K,1M
+SECS=1
+MPIS="mpich openmpi"
+ARGS=
+
+die() { echo "mpi_pingpong.sh: $*" >&2; exit 1; }
+
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+for a in "$@"; do ARGS="$ARGS $(q "$a")"; done
+
+while getopts p:s:t:m: o; do
+	case $o in
+	p) POLICIES=$OPTARG ;;
+	s) SIZES=$OPTARG ;;
+	t) SECS=$OPTARG ;;
+	m) MPIS=$OPTARG ;;
+	*) sed -n '11,27s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || die "run as root (it loads the module and sets policies)"
+[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (vmrun.sh --smp 2)"
+[ -r /sys/class/net/lo/statistics/tx_bytes ] || die "no loopback interface"
+ip link set lo up 2>/dev/null || true
+
+OUT=$(mktemp)
+LOG=$(mktemp)
+LOADED=0
+cleanup() {
+	rm -f "$OUT" "$LOG"
+	# Leave the module as we found it.
+	[ "$LOADED" = 1 ] && rmmod cosched 2>/dev/null
+	return 0
+}
+trap cleanup EXIT
+
+# set_policy P: make P the active policy; POL is what the table calls it.
+# (Not run in a subshell: LOADED must survive for the cleanup.)
+set_policy() {
+	if [ "$1" = none ]; then
+		POL=none
+		# Someone else loaded it: say which policy ran, do not change it.
+		[ -r "$SYS/policy" ] && POL=$(sed 's/.*\[\(.*\)\].*/\1/' "$SYS/policy")
+		return 0
+	fi
+	if [ ! -d "$SYS" ]; then
+		[ -f "$KO" ] || die "$KO missing: run 'make modules' on the host"
+		insmod "$KO" || die "insmod $KO failed"
+		LOADED=1
+	fi
+	echo "$1" >"$SYS/policy" || die "policy '$1' refused by $SYS/policy"
+	POL=$(sed 's/.*\[\(.*\)\].*/\1/' "$SYS/policy")
+	[ "$POL" = "$1" ] || die "asked for policy $1, $SYS/policy says $POL"
+}
+
+lo_tx() { cat /sys/class/net/lo/statistics/tx_bytes; }
+
+# run_mpi MPI: the program under MPI, on stdout, forced onto TCP over lo.
+#
+# MPICH (Debian bookworm: 4.0.2, device ch4:ucx): MPIR_CVAR_NOLOCAL=1
+# makes MPICH treat the other rank as remote, which turns off its own
+# shared-memory module; the traffic then goes to the UCX netmod, which
+# has shared-memory transports of its own (posix, sysv, cma), so UCX_TLS=tcp
+# keeps only TCP, and UCX_NET_DEVICES=lo puts it on loopback (without it
+# UCX picks any interface it finds, on a host the LAN one).
+#
+# Open MPI (4.1.4): the ob1 PML with only the tcp and self BTLs (vader,
+# its shared memory, is then not even opened); pml ob1 stated outright so
+# that a UCX PML cannot take over and bring its shared memory back.
+# Loopback is on Open MPI's default exclude list: include it explicitly.
+run_mpi() {
+	case $1 in
+	mpich)
+		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
+			mpiexec.mpich -n 2 -bind-to user:0,1 \
+			"$BIN.mpich" -s "$SIZES" -t "$SECS"
+		;;
+	openmpi)
+		env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+			mpiexec.openmpi -n 2 --map-by core --bind-to core \
+			--mca pml ob1 --mca btl tcp,self \
+			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+			"$BIN.openmpi" -s "$SIZES" -t "$SECS"
+		;;
+	*) die "unknown MPI '$1' (mpich, openmpi)" ;;
+	esac
+}
+
+for p in $(echo "$POLICIES" | tr , ' '); do
+	set_policy "$p"
+	pol=$POL
+	for m in $MPIS; do
+		if [ ! -x "$BIN.$m" ]; then
+			echo "# $m: $BIN.$m not built (no MPI installed? scripts/setup.sh, make -C bench): skipped"
+			echo "skip $m $pol" >>"$OUT"
+			continue
+		fi
+		before=$(lo_tx)
+		run_mpi "$m" >"$LOG" || die "$m under policy $pol failed (output: $(cat "$LOG"))"
+		after=$(lo_tx)
+		grep '^bench=' "$LOG" | sed "s/\$/ policy=$pol/" | tee -a "$OUT"
+		# The timed ping-pongs alone moved 2 * n * size bytes each way
+		# through the MPI; a shared-memory path would leave lo with only
+		# the launcher's few kilobytes.
+		need=$(grep '^bench=' "$LOG" | awk '{
+			for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			s += 2 * f["n"] * f["size"] } END { printf "%.0f", s }')
+		if [ "$((after - before))" -lt "$need" ]; then
+			die "$m: lo carried $((after - before)) bytes, the ping-pongs alone $need: not over TCP"
+		fi
+		echo "meta $m $pol $((after - before)) $need $(sed -n 's/^# rank \([01]\) cpus /\1:/p' "$LOG" | tr '\n' ' ')" >>"$OUT"
+	done
+done
+
+kver=${COSCHED_KVER:-$(uname -r)}
+if [ "${COSCHED_VM:-0}" = 1 ]; then
+	echo "# make modules && make -C bench && tests/vm/vmrun.sh --kernel $kver --smp $(nproc) --timeout 900 -- bench/mpi_pingpong.sh$ARGS"
+else
+	echo "# bench/mpi_pingpong.sh$ARGS   (as root on $kver, $(nproc) CPUs)"
+fi
+echo "# MPI ping-pong, 2 ranks, over TCP on lo, one-way latency (RTT/2) and streaming bandwidth (MB/s = 10^6 B/s), on $kver"
+awk '$1 == "meta" { printf "# %-8s policy %-7s rank:cpus %s %s  lo bytes %d >= ping-pong bytes %d\n", $2, $3, $6, $7, $4, $5 }
+     $1 == "skip" { printf "# %-8s policy %-7s skipped: not built\n", $2, $3 }' "$OUT"
+printf '# %-8s %-7s %8s %10s %10s %9s %11s %6s\n' mpi policy size p50_ns p99_ns MB/s cpu_ns/msg n
+awk '$1 ~ /^bench=/ {
+	for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	printf "# %-8s %-7s %8s %10s %10s %9s %11s %6s\n", f["bench"], f["policy"], f["size"],
+		f["lat_ns_p50"], f["lat_ns_p99"], f["mbps"], f["cpu_ns_per_msg"], f["n"]
+}' "$OUT"
