@@ -37,7 +37,13 @@ ARGS=
 
 die() { echo "mpi_pingpong.sh: $*" >&2; exit 1; }
 
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+# Quote an argument for the reproduce line, only where a shell needs it.
+q() {
+	case $1 in
+	'' | *[!A-Za-z0-9,._/=:+-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
 for a in "$@"; do ARGS="$ARGS $(q "$a")"; done
 
 while getopts p:s:t:m: o; do
