@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mpi_pingpong - the MPI baseline for the latency benchmarks: a plain,
+ * mpi_pingpong - the MPI baseline for the message benchmarks: a plain,
  * unmodified MPI program (no cosched calls; an MPI glue library can be
- * preloaded into it later) measuring, between two ranks, for each size:
+ * preloaded into it later) between two ranks, measuring for each size
  *
  *   lat_ns_p50, lat_ns_p99  one-way latency, half of each timed round trip
  *                           (MPI_Send/MPI_Recv ping-pong), after a warm-up
+ *   lat_ns_mean             the same, mean over the timed loop
  *   mbps                    streaming bandwidth, 10^6 bytes/s: rank 0 keeps
  *                           WINDOW MPI_Isend in flight, rank 1 answers each
  *                           window with a 1-byte ack (as the OSU bw test)
@@ -13,21 +14,21 @@
  *                           CLOCK_PROCESS_CPUTIME_ID, summed on rank 0)
  *                           over the ping-pong, per message sent
  *
- * One line per size on rank 0's stdout:
- *   bench=mpich size=8 lat_ns_p50=... lat_ns_p99=... mbps=... cpu_ns_per_msg=... n=...
- * where bench names the MPI library the binary runs on (from
- * MPI_Get_library_version, so a binary mislinked to the other MPI says so)
- * and n is the number of timed round trips.
+ * Options, round counts, statistics and the output line are msgbench's
+ * (msgbench.h), so the numbers sit in one table with raw_ring's and
+ * cosched_pingpong's: -s sizes, -n round trips (fewer above 4 KiB), -w,
+ * -t lat|bw|both, -B bytes streamed, -q.  -m takes only "poll": both MPIs
+ * receive by spinning in their progress engines, whatever we ask.
+ * bench= names the MPI library the binary runs on (from
+ * MPI_Get_library_version, so a binary linked to the wrong MPI says so);
+ * policy= is "-" (the program knows nothing of cosched: the script that
+ * runs it fills it in).
  *
- * How many round trips a size gets is chosen at run time, so that the same
- * binary fits a QEMU TCG guest (where a 1 MiB round trip takes milliseconds)
- * and bare metal: rank 0 times the warm-up and picks n to fill -t seconds,
- * clamped to [MIN_ITERS, -N].
- *
- * usage: mpiexec -n 2 mpi_pingpong [-s 8,64,512,4K,32K,256K,1M] [-t sec]
- *                                  [-w warmup] [-N max_iters]
+ * usage: mpiexec -n 2 mpi_pingpong [msgbench options]
  */
 #define _GNU_SOURCE
+#include "msgbench.h"
+
 #include <mpi.h>
 #include <sched.h>
 #include <stdint.h>
@@ -35,11 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#define MAX_SIZES	32
 #define WINDOW		16
-#define MIN_ITERS	20
 #define TAG_PING	1
 #define TAG_BW		2
 #define TAG_ACK		3
@@ -53,64 +51,28 @@ static void die(const char *msg)
 	exit(1);
 }
 
-static int64_t now_ns(clockid_t clk)
+static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* "8", "4K", "1M": sizes as the other latency benches spell them. */
-static int parse_sizes(const char *arg, long *sizes)
-{
-	char *copy = strdup(arg), *save = NULL, *tok, *end;
-	int n = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long v = strtol(tok, &end, 10);
-
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-		if (*end || v <= 0 || v > (1L << 30) || n == MAX_SIZES)
-			die("bad -s list (e.g. 8,64,512,4K,32K,256K,1M)");
-		sizes[n++] = v;
-	}
-	free(copy);
-	return n;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of sorted samples. */
-static int64_t pct(const int64_t *v, int n, int p)
-{
-	int i = (n * p + 99) / 100 - 1;
-
-	return v[i < 0 ? 0 : i];
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* n round trips of size bytes; rank 0 stores each round trip's ns in rtt. */
-static void pingpong(char *sbuf, char *rbuf, long size, int n, int64_t *rtt)
+static void pingpong(char *sbuf, char *rbuf, long size, long n, uint64_t *rtt)
 {
-	int i;
+	long i;
 
 	for (i = 0; i < n; i++) {
 		if (rank == 0) {
-			int64_t t0 = now_ns(CLOCK_MONOTONIC);
+			uint64_t t0 = rtt ? mb_now_ns() : 0;
 
 			MPI_Send(sbuf, size, MPI_CHAR, 1, TAG_PING, MPI_COMM_WORLD);
 			MPI_Recv(rbuf, size, MPI_CHAR, 1, TAG_PING, MPI_COMM_WORLD,
 				 MPI_STATUS_IGNORE);
 			if (rtt)
-				rtt[i] = now_ns(CLOCK_MONOTONIC) - t0;
+				rtt[i] = mb_now_ns() - t0;
 		} else {
 			MPI_Recv(rbuf, size, MPI_CHAR, 0, TAG_PING, MPI_COMM_WORLD,
 				 MPI_STATUS_IGNORE);
@@ -121,7 +83,7 @@ static void pingpong(char *sbuf, char *rbuf, long size, int n, int64_t *rtt)
 }
 
 /* n windows of WINDOW messages from rank 0 to rank 1, each acknowledged. */
-static void stream(char *sbuf, char *rbuf, long size, int n)
+static void stream(char *sbuf, char *rbuf, long size, long n)
 {
 	MPI_Request req[WINDOW];
 	/*
@@ -130,7 +92,8 @@ static void stream(char *sbuf, char *rbuf, long size, int n)
 	 */
 	MPI_Status st[WINDOW];
 	char ack = 0;
-	int i, w;
+	long i;
+	int w;
 
 	for (i = 0; i < n; i++) {
 		for (w = 0; w < WINDOW; w++) {
@@ -148,23 +111,6 @@ static void stream(char *sbuf, char *rbuf, long size, int n)
 		else
 			MPI_Send(&ack, 1, MPI_CHAR, 0, TAG_ACK, MPI_COMM_WORLD);
 	}
-}
-
-/*
- * Rank 0 turns the duration of warm rounds into a round count that fills
- * budget_ns, and tells rank 1: both must loop the same number of times.
- */
-static int pick_iters(int64_t warm_ns, int warm, double budget_ns, int min, int max)
-{
-	int n = max;
-
-	if (rank == 0 && warm > 0 && warm_ns > 0) {
-		double per = (double)warm_ns / warm, want = budget_ns / per;
-
-		n = want < min ? min : want > max ? max : (int)want;
-	}
-	MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	return n;
 }
 
 /*
@@ -204,43 +150,85 @@ static const char *library_name(void)
 	return "mpi";
 }
 
+/* One size: ping-pong and/or streaming as o->what says; rank 0 prints. */
+static void one_size(const struct mb_opts *o, char *sbuf, char *rbuf,
+		     uint64_t *rtt, long size)
+{
+	struct mb_result r = { -1, -1, -1, -1, -1, -1, -1 };
+	double mean = -1;
+	char extra[64];
+
+	if (o->what & MB_WHAT_LAT) {
+		long n = mb_iters(o, size);
+		uint64_t cpu, cpusum = 0, t0, wall;
+
+		/* Connections, rendezvous buffers and caches are warm after this. */
+		pingpong(sbuf, rbuf, size, mb_warmup(o, size), NULL);
+		MPI_Barrier(MPI_COMM_WORLD);
+		cpu = cpu_ns();
+		t0 = mb_now_ns();
+		pingpong(sbuf, rbuf, size, n, o->quiet ? NULL : rtt);
+		wall = mb_now_ns() - t0;
+		cpu = cpu_ns() - cpu;
+		MPI_Reduce(&cpu, &cpusum, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+		if (rank == 0 && memcmp(sbuf, rbuf, size))
+			die("echoed payload differs from what was sent");
+		r.iters = n;
+		if (!o->quiet) {
+			r.lat_p50 = mb_quantile(rtt, n, 0.50) / 2;
+			r.lat_p99 = mb_quantile(rtt, n, 0.99) / 2;
+		}
+		mean = (double)wall / (double)n / 2;
+		r.cpu_per_msg = (double)cpusum / (double)(2 * n);
+	}
+	if (o->what & MB_WHAT_BW) {
+		/* Whole windows, at least one: msgbench's count rounded up. */
+		long nw = (mb_bw_msgs(o, size) + WINDOW - 1) / WINDOW;
+		uint64_t t0;
+
+		stream(sbuf, rbuf, size, 1);
+		MPI_Barrier(MPI_COMM_WORLD);
+		t0 = mb_now_ns();
+		stream(sbuf, rbuf, size, nw);
+		/* bytes per ns * 1000 = 10^6 bytes per second */
+		r.mbps = (double)nw * WINDOW * size * 1e3 / (double)(mb_now_ns() - t0);
+	}
+	if (rank != 0)
+		return;
+	if (mean >= 0)
+		snprintf(extra, sizeof(extra), "lat_ns_mean=%.0f", mean);
+	else
+		snprintf(extra, sizeof(extra), "lat_ns_mean=n/a");
+	mb_print(library_name(), o->mode, "-", size, &r, extra);
+}
+
 int main(int argc, char **argv)
 {
-	long sizes[MAX_SIZES], maxsize = 0;
-	int nsizes, nranks, warm = 50, maxiters = 10000, opt, s;
-	double budget_s = 1.0;
-	const char *sizearg = "8,64,512,4K,32K,256K,1M";
+	struct mb_opts o;
+	long maxsize = 1, i;
+	int nranks;
 	char *sbuf, *rbuf;
-	int64_t *rtt;
+	uint64_t *rtt;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	while ((opt = getopt(argc, argv, "s:t:w:N:")) != -1) {
-		switch (opt) {
-		case 's': sizearg = optarg; break;
-		case 't': budget_s = atof(optarg); break;
-		case 'w': warm = atoi(optarg); break;
-		case 'N': maxiters = atoi(optarg); break;
-		default: die("usage: mpi_pingpong [-s sizes] [-t sec] [-w warmup] [-N max_iters]");
-		}
-	}
+	mb_parse(&o, argc, argv, "poll", "poll");
+	if (strcmp(o.mode, "poll"))
+		die("-m: only poll (the MPI library decides how it waits)");
 	if (nranks != 2)
 		die("needs exactly 2 ranks");
-	if (budget_s <= 0 || warm < 1 || maxiters < MIN_ITERS)
-		die("-t > 0, -w >= 1, -N >= 20");
-	nsizes = parse_sizes(sizearg, sizes);
-	for (s = 0; s < nsizes; s++)
-		if (sizes[s] > maxsize)
-			maxsize = sizes[s];
+	for (i = 0; i < o.nsizes; i++)
+		if ((long)o.sizes[i] > maxsize)
+			maxsize = o.sizes[i];
 
 	sbuf = malloc(maxsize * WINDOW);
 	rbuf = malloc(maxsize * WINDOW);
-	rtt = calloc(maxiters, sizeof(*rtt));
+	rtt = calloc(o.iters, sizeof(*rtt));
 	if (!sbuf || !rbuf || !rtt)
 		die("out of memory");
 	/* Fault every page in now, not in the first timed round. */
-	for (long i = 0; i < maxsize * WINDOW; i++)
+	for (i = 0; i < maxsize * WINDOW; i++)
 		sbuf[i] = (char)(i * 7 + 1);
 	memset(rbuf, 0, maxsize * WINDOW);
 
@@ -255,53 +243,9 @@ int main(int argc, char **argv)
 	report_affinity();
 	fflush(stdout);
 
-	for (s = 0; s < nsizes; s++) {
-		long size = sizes[s];
-		int64_t t0, cpu0, cpu, cpusum = 0;
-		int n, nbw, nwarm_bw;
+	for (i = 0; i < o.nsizes; i++)
+		one_size(&o, sbuf, rbuf, rtt, o.sizes[i]);
 
-		/*
-		 * Ping-pong: warm up (connections, rendezvous buffers, caches),
-		 * calibrate on a second, warm batch (the first one's connection
-		 * setup would make n far too small), then time.
-		 */
-		pingpong(sbuf, rbuf, size, warm, NULL);
-		MPI_Barrier(MPI_COMM_WORLD);
-		t0 = now_ns(CLOCK_MONOTONIC);
-		pingpong(sbuf, rbuf, size, warm, NULL);
-		n = pick_iters(now_ns(CLOCK_MONOTONIC) - t0, warm, budget_s * 1e9,
-			       MIN_ITERS, maxiters);
-		MPI_Barrier(MPI_COMM_WORLD);
-		cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-		pingpong(sbuf, rbuf, size, n, rtt);
-		cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
-		MPI_Reduce(&cpu, &cpusum, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-		if (rank == 0 && memcmp(sbuf, rbuf, size))
-			die("echoed payload differs from what was sent");
-
-		/* Streaming: the same, in windows of WINDOW messages. */
-		nwarm_bw = warm / 10 + 1;
-		stream(sbuf, rbuf, size, nwarm_bw);
-		MPI_Barrier(MPI_COMM_WORLD);
-		t0 = now_ns(CLOCK_MONOTONIC);
-		stream(sbuf, rbuf, size, nwarm_bw);
-		nbw = pick_iters(now_ns(CLOCK_MONOTONIC) - t0, nwarm_bw, budget_s * 1e9,
-				 MIN_ITERS / 4, maxiters / WINDOW);
-		MPI_Barrier(MPI_COMM_WORLD);
-		t0 = now_ns(CLOCK_MONOTONIC);
-		stream(sbuf, rbuf, size, nbw);
-		t0 = now_ns(CLOCK_MONOTONIC) - t0;
-
-		if (rank == 0) {
-			qsort(rtt, n, sizeof(*rtt), cmp_i64);
-			printf("bench=%s size=%ld lat_ns_p50=%lld lat_ns_p99=%lld mbps=%.1f cpu_ns_per_msg=%lld n=%d\n",
-			       library_name(), size,
-			       (long long)pct(rtt, n, 50) / 2, (long long)pct(rtt, n, 99) / 2,
-			       (double)size * WINDOW * nbw / (t0 / 1e3),
-			       (long long)(cpusum / (2LL * n)), n);
-			fflush(stdout);
-		}
-	}
 	free(sbuf);
 	free(rbuf);
 	free(rtt);

@@ -11,27 +11,28 @@
 # Run as root inside a guest, from the repository root:
 #   make modules && make -C bench
 #   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 900 -- \
-#       bench/mpi_pingpong.sh [-p none,local,dcs,...] [-s 8,64,...,1M] [-t sec] [-m "mpich openmpi"]
+#       bench/mpi_pingpong.sh [-p none,local,dcs,...] [-s 8,64,...,1M] [-n iters] [-m "mpich openmpi"]
 #
 #   -p  comma-separated policies, one set of runs each.  "none" leaves the
 #       module alone (not loaded in a fresh guest); any other name loads
 #       build/$(uname -r)/cosched.ko if needed and writes the name to
 #       /sys/kernel/cosched/policy.  Default: none.
 #   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
-#   -t  seconds of timed traffic per size and phase (default 1; the
-#       program picks the round count from a warm-up)
+#   -n  round trips per size up to 4K, fewer above, at least 20 (default
+#       2000: msgbench's rule, the same counts as bench/latency.sh's runs)
 #   -m  which MPIs (default "mpich openmpi"); one whose binary was not
 #       built (no MPI installed) is skipped with a message
 #
-# Output: the program's lines, each with policy= appended, as they come;
-# then a '#' table whose first line is the command that reproduces it.
+# Output: the program's lines (msgbench's format, policy= filled in) as
+# they come; then a '#' table whose first line is the command that
+# reproduces it.
 set -eu
 BIN=build/bench/mpi_pingpong
 KO=build/$(uname -r)/cosched.ko
 SYS=/sys/kernel/cosched
 POLICIES=none
 SIZES=8,64,512,4K,32K,256K,1M
-SECS=1
+ITERS=2000
 MPIS="mpich openmpi"
 ARGS=
 
@@ -46,11 +47,11 @@ q() {
 }
 for a in "$@"; do ARGS="$ARGS $(q "$a")"; done
 
-while getopts p:s:t:m: o; do
+while getopts p:s:n:m: o; do
 	case $o in
 	p) POLICIES=$OPTARG ;;
 	s) SIZES=$OPTARG ;;
-	t) SECS=$OPTARG ;;
+	n) ITERS=$OPTARG ;;
 	m) MPIS=$OPTARG ;;
 	*) sed -n '11,27s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
@@ -110,14 +111,14 @@ run_mpi() {
 	mpich)
 		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
 			mpiexec.mpich -n 2 -bind-to user:0,1 \
-			"$BIN.mpich" -s "$SIZES" -t "$SECS"
+			"$BIN.mpich" -s "$SIZES" -n "$ITERS"
 		;;
 	openmpi)
 		env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 			mpiexec.openmpi -n 2 --map-by core --bind-to core \
 			--mca pml ob1 --mca btl tcp,self \
 			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
-			"$BIN.openmpi" -s "$SIZES" -t "$SECS"
+			"$BIN.openmpi" -s "$SIZES" -n "$ITERS"
 		;;
 	*) die "unknown MPI '$1' (mpich, openmpi)" ;;
 	esac
@@ -135,13 +136,13 @@ for p in $(echo "$POLICIES" | tr , ' '); do
 		before=$(lo_tx)
 		run_mpi "$m" >"$LOG" || die "$m under policy $pol failed (output: $(cat "$LOG"))"
 		after=$(lo_tx)
-		grep '^bench=' "$LOG" | sed "s/\$/ policy=$pol/" | tee -a "$OUT"
-		# The timed ping-pongs alone moved 2 * n * size bytes each way
+		grep '^bench=' "$LOG" | sed "s/ policy=- / policy=$pol /" | tee -a "$OUT"
+		# The timed ping-pongs alone moved 2 * iters * size bytes
 		# through the MPI; a shared-memory path would leave lo with only
 		# the launcher's few kilobytes.
 		need=$(grep '^bench=' "$LOG" | awk '{
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-			s += 2 * f["n"] * f["size"] } END { printf "%.0f", s }')
+			s += 2 * f["iters"] * f["size"] } END { printf "%.0f", s }')
 		if [ "$((after - before))" -lt "$need" ]; then
 			die "$m: lo carried $((after - before)) bytes, the ping-pongs alone $need: not over TCP"
 		fi
@@ -158,9 +159,9 @@ fi
 echo "# MPI ping-pong, 2 ranks, over TCP on lo, one-way latency (RTT/2) and streaming bandwidth (MB/s = 10^6 B/s), on $kver"
 awk '$1 == "meta" { printf "# %-8s policy %-7s rank:cpus %s %s  lo bytes %d >= ping-pong bytes %d\n", $2, $3, $6, $7, $4, $5 }
      $1 == "skip" { printf "# %-8s policy %-7s skipped: not built\n", $2, $3 }' "$OUT"
-printf '# %-8s %-7s %8s %10s %10s %9s %11s %6s\n' mpi policy size p50_ns p99_ns MB/s cpu_ns/msg n
+printf '# %-8s %-7s %8s %10s %10s %10s %9s %11s %6s\n' mpi policy size p50_ns p99_ns mean_ns MB/s cpu_ns/msg iters
 awk '$1 ~ /^bench=/ {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-	printf "# %-8s %-7s %8s %10s %10s %9s %11s %6s\n", f["bench"], f["policy"], f["size"],
-		f["lat_ns_p50"], f["lat_ns_p99"], f["mbps"], f["cpu_ns_per_msg"], f["n"]
+	printf "# %-8s %-7s %8s %10s %10s %10s %9s %11s %6s\n", f["bench"], f["policy"], f["size"],
+		f["lat_ns_p50"], f["lat_ns_p99"], f["lat_ns_mean"], f["mbps"], f["cpu_ns_per_msg"], f["iters"]
 }' "$OUT"
