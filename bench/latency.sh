@@ -1,0 +1,174 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# One-way latency, bandwidth and CPU time per message through libcosched
+# under every policy, next to the floor (bench/raw_ring: a bare shared-
+# memory ring), sizes 8 B to 1 MiB (the thesis's Fig 6.2); the system
+# calls the timed loop makes; and the wake-up cost of spin-then-block
+# against a futex.  The configurations take turns in ROUNDS rounds so
+# that host noise hits them alike; each cell is the median over the
+# rounds.  Run inside a guest, from the repository root:
+#   make modules && make -C bench
+#   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 3000 -- bench/latency.sh [rounds [sizes [iters]]]
+# rounds 1 with a short size list is the smoke test (tests/check.sh).
+set -eu
+ROUNDS=${1:-5}
+SIZES=${2:-8,64,512,4K,32K,256K,1M}
+ITERS=${3:-2000}
+B=build/bench
+KO=build/$(uname -r)/cosched.ko
+SYS=/sys/kernel/cosched
+POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy"
+# Wake-ups are paced 2 ms apart (wake_cost.c): fewer of them.
+WAKES=$((ITERS / 10 < 20 ? 20 : ITERS / 10))
+# Round trips of the system-call count; the count runs twice, at SC and 2 SC.
+SC=$((ITERS / 4 < 50 ? 50 : ITERS / 4))
+OUT=$(mktemp)
+TMPD=$(mktemp -d)
+
+echo "# reproduce: tests/vm/vmrun.sh --kernel $(uname -r) --smp $(nproc) --timeout 3000 -- bench/latency.sh $ROUNDS $SIZES $ITERS"
+echo "# $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), $(date -u '+%Y-%m-%d %H:%M UTC')"
+
+rmmod cosched 2>/dev/null || true
+insmod "$KO"
+# 1 MiB messages need a ring of 4 MiB (a message is at most half a ring).
+echo 4096 >"$SYS/ring_kb"
+SPIN=$(cat "$SYS/spin_us")
+
+run() { # cfg command...
+	cfg=$1
+	shift
+	"$@" >"$TMPD/run" || { echo "latency.sh: $cfg: $* failed" >&2; exit 1; }
+	sed "s/^/round=$r cfg=$cfg /" "$TMPD/run" >>"$OUT"
+}
+
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	run raw "$B/raw_ring" -s "$SIZES" -n "$ITERS"
+	for p in $POLICIES; do
+		echo "$p" >"$SYS/policy"
+		run "$p" "$B/cosched_pingpong" -s "$SIZES" -n "$ITERS" -m policy
+	done
+	# A sleeper that blocks at once, woken by a ringing send.
+	echo sb >"$SYS/policy"
+	echo 0 >"$SYS/spin_us"
+	run wake-cosched "$B/wake_cost" -n "$WAKES" -m block
+	run wake-futex "$B/wake_cost" -n "$WAKES" -m futex
+	echo "$SPIN" >"$SYS/spin_us"
+	r=$((r + 1))
+done
+
+# System calls of the timed loop: strace counts every call of the whole
+# run, so run SC and 2 SC round trips of 8 bytes; the difference is what
+# SC round trips (2 SC messages) cost.  -q drops the clock reads per
+# round trip, so only the transport's own calls are left.
+calls() { # file: "name count" per system call, and "total count"
+	awk 'NF >= 5 && $1 ~ /^[0-9.]+$/ { print $NF, $4 }' "$1"
+}
+syscalls() { # cfg policy mode command
+	cfg=$1 policy=$2 mode=$3 bin=$4 f=$TMPD/$(echo "$1" | tr / _)
+	[ "$policy" = - ] || echo "$policy" >"$SYS/policy"
+	for n in $SC $((2 * SC)); do
+		strace -f -c -o "$f.$n" "$bin" -s 8 -n "$n" -w 10 -t lat -q -m "$mode" >/dev/null
+		calls "$f.$n" >"$f.$n.c"
+	done
+	awk -v cfg="$cfg" -v msgs=$((2 * SC)) '
+		FNR == NR { a[$1] = $2; next }
+		{ d = $2 - a[$1]; if ($1 == "total") t = d; else if (d) w = w sprintf(" %s=%.2f", $1, d / msgs) }
+		END { printf "syscalls cfg=%s per_msg=%.2f%s\n", cfg, t / msgs, w }' \
+		"$f.$SC.c" "$f.$((2 * SC)).c" >>"$OUT"
+}
+syscalls raw/poll - poll "$B/raw_ring"
+syscalls local/poll local poll "$B/cosched_pingpong"
+syscalls dcs/poll dcs poll "$B/cosched_pingpong"
+syscalls sb/block sb block "$B/cosched_pingpong"
+echo local >"$SYS/policy"
+rmmod cosched
+
+# The median over the rounds of key for cfg at size (n/a if none).
+med() { # cfg size key
+	awk -v c="cfg=$1" -v s="size=$2" -v k="$3" '
+		{ hit = 0; for (i = 1; i <= NF; i++) if ($i == c) hit++; else if ($i == s) hit++ }
+		hit == 2 { for (i = 1; i <= NF; i++) { split($i, f, "="); if (f[1] == k && f[2] != "n/a") print f[2] } }' "$OUT" |
+		sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "n/a" }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+human() { awk -v s="$1" 'BEGIN { if (s >= 1048576 && s % 1048576 == 0) print s / 1048576 "M"; else if (s >= 1024 && s % 1024 == 0) print s / 1024 "K"; else print s }'; }
+
+# Sizes in bytes, as the benches print them.
+BYTES=$(awk '/ cfg=raw / { for (i = 1; i <= NF; i++) if ($i ~ /^size=/) print substr($i, 6) }' "$OUT" | awk '!seen[$0]++')
+
+header() { # title
+	echo "#"
+	echo "# $1"
+	printf '# %-16s' "size"
+	for s in $BYTES; do printf ' %9s' "$(human "$s")"; done
+	echo
+}
+row() { # label cfg key [ratio-to-cfg]
+	printf '# %-16s' "$1"
+	for s in $BYTES; do
+		v=$(med "$2" "$s" "$3")
+		[ $# -lt 4 ] || v=$(ratio "$v" "$(med "$4" "$s" "$3")")
+		printf ' %9s' "$v"
+	done
+	echo
+}
+
+echo "# medians over $ROUNDS rounds; $ITERS round trips per size up to 4K, fewer above (at least 20)"
+header "one-way latency p50, ns (half a round trip)"
+row "raw ring" raw lat_ns_p50
+for p in $POLICIES; do row "$p" "$p" lat_ns_p50; done
+header "one-way latency p50, ratio to the raw ring"
+for p in $POLICIES; do row "$p" "$p" lat_ns_p50 raw; done
+header "one-way latency p99, ns"
+row "raw ring" raw lat_ns_p99
+for p in $POLICIES; do row "$p" "$p" lat_ns_p99; done
+header "bandwidth, MB/s (10^6 bytes/s), streaming"
+row "raw ring" raw mbps
+for p in $POLICIES; do row "$p" "$p" mbps; done
+header "fraction of sends that rang the doorbell"
+for p in $POLICIES; do row "$p" "$p" doorbell_frac; done
+header "CPU time per message, ns, both processes, by receive mode"
+row "raw ring (poll)" raw cpu_ns_per_msg
+row "local (poll)" local cpu_ns_per_msg
+row "sb (block)" sb cpu_ns_per_msg
+row "sy (yield)" sy cpu_ns_per_msg
+header "receives that blocked in the kernel, per message"
+row "sb (block)" sb blocks_per_msg
+row "dcs-sb (block)" dcs-sb blocks_per_msg
+row "pb-sb (block)" pb-sb blocks_per_msg
+
+echo "#"
+echo "# system calls per message in the timed loop, 8 B (strace -f -c: $SC vs $((2 * SC)) round trips)"
+printf '# %-16s %9s  %s\n' "policy/mode" "per msg" "which (per msg)"
+for c in raw/poll local/poll dcs/poll sb/block; do
+	awk -v c="cfg=$c" '$1 == "syscalls" && $2 == c {
+		w = ""; for (i = 4; i <= NF; i++) w = w " " $i
+		printf "# %-16s %9s %s\n", substr($2, 5), substr($3, 9), w }' "$OUT"
+done
+
+echo "#"
+echo "# wake-up of a blocked receiver, sender's call to the sleeper's return, ns ($WAKES per round)"
+printf '# %-28s %9s %9s %9s %9s\n' mechanism p50 p99 ratio slept
+for m in cosched futex; do
+	case $m in
+	cosched) label="cosched (sb, spin_us=0)" sz=8 ;;
+	*) label="futex wait/wake" sz=0 ;;
+	esac
+	p50=$(med "wake-$m" $sz lat_ns_p50)
+	printf '# %-28s %9s %9s %9s %9s\n' "$label" "$p50" "$(med "wake-$m" $sz lat_ns_p99)" \
+		"$(ratio "$p50" "$(med wake-futex 0 lat_ns_p50)")" \
+		"$(awk -v c="cfg=wake-$m" '$2 == c { for (i = 1; i <= NF; i++) if ($i ~ /^slept=/) { split(substr($i, 7), f, "/"); a += f[1]; b += f[2] } } END { print a "/" b }' "$OUT")"
+done
+
+echo "#"
+first=$(echo "$BYTES" | head -n1)
+lr=$(ratio "$(med local "$first" lat_ns_p50)" "$(med raw "$first" lat_ns_p50)")
+sc=$(awk '$1 == "syscalls" && $2 == "cfg=local/poll" { print substr($3, 9) }' "$OUT")
+echo "# target: $(human "$first") B one-way p50, local / raw ring = $lr (goal <= 1.10: $(awk -v r="$lr" 'BEGIN { print (r != "n/a" && r <= 1.10) ? "met" : "not met" }'))"
+echo "# target: system calls per message, local/poll = $sc (goal 0: $(awk -v s="$sc" 'BEGIN { print (s != "" && s + 0 == 0) ? "met" : "not met" }'))"
+# The raw lines, for whoever wants more than the medians.
+if [ -n "${COSCHED_VMOUT:-}" ] && [ -d "$COSCHED_VMOUT" ] && [ -w "$COSCHED_VMOUT" ]; then
+	cp "$OUT" "$COSCHED_VMOUT/latency.raw"
+fi
+rm -rf "$OUT" "$TMPD"
