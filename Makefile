@@ -7,6 +7,8 @@
 # make demo             set up, build, boot a guest, show the policies' effect
 # make check            host tests, then the module suite in 6.1 and 6.12 guests
 # make lint             W=1, sparse and checkpatch --strict on the module
+# make bench-latency    latency, bandwidth, CPU per message and system calls
+#                       of libcosched under every policy, in a 6.12 guest
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -14,7 +16,7 @@ ROOT := $(CURDIR)
 KERNELS := $(ROOT)/tests/vm/kernels.sh
 KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
 
-.PHONY: all module modules check lint clean tests bench userlib demo
+.PHONY: all module modules check lint clean tests bench bench-latency userlib demo
 
 all:
 	@test -d $(KDIR) || { echo "no kernel build tree at $(KDIR): set KDIR, or run 'make modules' for the test kernels"; exit 1; }
@@ -39,6 +41,10 @@ tests:
 
 bench:
 	$(MAKE) -C bench
+
+# 5 rounds of every size under every policy: tens of minutes under TCG.
+bench-latency: modules bench
+	tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 3000 -- bench/latency.sh 5
 
 userlib:
 	$(MAKE) -C userlib

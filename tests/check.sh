@@ -42,6 +42,8 @@ done
 # A one-round smoke of the benchmarks: they run and print their table.
 part "bench smoke" sh -c 'tests/vm/vmrun.sh --kernel 6.12 -- bench/switch_cost.sh 1 |
 	tee /dev/stderr | grep -q "switching tasks own endpoints" && echo "1 passed, 0 failed"'
+part "latency bench smoke" sh -c 'tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 600 -- bench/latency.sh 1 8,4K 100 |
+	tee /dev/stderr | grep -q "^# target: system calls per message" && echo "1 passed, 0 failed"'
 echo "=== make check took $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
