@@ -144,6 +144,8 @@ struct cosched_ep {
 
 	spinlock_t arrive_lock;		/* orders arrivals and their time */
 	wait_queue_head_t wq;
+	/* poll() waiters of the owning file, which outlives the binding. */
+	wait_queue_head_t __rcu *poll_wq;
 	atomic_t nr_waiters;
 	bool woken;			/* woken, not yet back on a CPU */
 
@@ -175,7 +177,7 @@ extern struct cosched_counters cosched_global_stats;
 extern atomic_t cosched_nr_endpoints;
 extern atomic_t cosched_nr_jobs;
 struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank);
-void cosched_ep_destroy(struct cosched_ep *ep);
+void cosched_ep_destroy(struct cosched_ep *ep, bool orderly);
 struct cosched_ep *cosched_ep_lookup(u64 job_id, u32 rank);
 void cosched_ep_put(struct cosched_ep *ep);
 static inline void cosched_ep_get(struct cosched_ep *ep)
@@ -214,6 +216,7 @@ static inline u64 cosched_last_arrival(struct cosched_ep *ep)
 }
 
 void cosched_set_state(struct cosched_ep *ep, u32 bit, bool on);
+void cosched_poll_wake(struct cosched_ep *ep, __poll_t mask);
 
 /* oncpu.c */
 int cosched_oncpu_init(void);
@@ -241,6 +244,7 @@ int cosched_policy_parse(const char *buf);
 int cosched_set_policy(unsigned int policy);
 void cosched_arrive(struct cosched_ep *ep, u32 count);
 int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w);
+bool cosched_peer_lost_unseen(struct cosched_ep *ep);
 int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y);
 
 /* pb.c */

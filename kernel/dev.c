@@ -10,6 +10,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -18,6 +19,8 @@
 struct cosched_file {
 	struct mutex lock;		/* binding of @ep */
 	struct cosched_ep *ep;
+	wait_queue_head_t poll_wq;	/* see cosched_poll() */
+	struct rcu_head rcu;
 };
 
 /* The first version of each ioctl struct: anything shorter is -EINVAL. */
@@ -125,10 +128,12 @@ static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 	}
 	c.endpoint_id = ep->id;
 	ret = cosched_copy_out(cmd, arg, &c, sizeof(c));
-	if (ret)
-		cosched_ep_destroy(ep);
-	else
+	if (ret) {
+		cosched_ep_destroy(ep, true);
+	} else {
+		rcu_assign_pointer(ep->poll_wq, &cf->poll_wq);
 		cf->ep = ep;
+	}
 out:
 	mutex_unlock(&cf->lock);
 	return ret;
@@ -150,7 +155,7 @@ static long cosched_ioc_destroy(struct cosched_file *cf)
 	mutex_unlock(&cf->lock);
 	if (!ep)
 		return -ENXIO;
-	cosched_ep_destroy(ep);
+	cosched_ep_destroy(ep, true);
 	return 0;
 }
 
@@ -239,7 +244,7 @@ static long cosched_ioc_yield(struct cosched_file *cf, unsigned int cmd,
 			      cmd, arg);
 	if (ret)
 		return ret;
-	if (y.flags)
+	if (y.flags & ~COSCHED_YIELD_END)
 		return -EINVAL;
 	ep = cosched_file_ep(cf);
 	if (!ep)
@@ -353,6 +358,37 @@ static int cosched_mmap(struct file *file, struct vm_area_struct *vma)
 	return ret;
 }
 
+/**
+ * cosched_poll() - readiness of the file's endpoint, for poll and friends
+ * @file: the file
+ * @wait: the poll table
+ *
+ * Lets an event loop (epoll, io_uring) sleep on the endpoint beside its
+ * other sources.  Like COSCHED_IOC_WAIT, it is woken by arrivals and by
+ * doorbells, so the owner arms its ring before it sleeps.
+ *
+ * Return: EPOLLIN | EPOLLRDNORM while messages are pending; EPOLLERR
+ * while a lost peer is not yet in the owner's lost_seen; EPOLLHUP without
+ * an endpoint.
+ */
+static __poll_t cosched_poll(struct file *file, poll_table *wait)
+{
+	struct cosched_file *cf = file->private_data;
+	struct cosched_ep *ep;
+	__poll_t mask = 0;
+
+	poll_wait(file, &cf->poll_wq, wait);
+	ep = cosched_file_ep(cf);
+	if (!ep)
+		return EPOLLHUP;
+	if (cosched_pending(ep))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (cosched_peer_lost_unseen(ep))
+		mask |= EPOLLERR;
+	cosched_ep_put(ep);
+	return mask;
+}
+
 static int cosched_open(struct inode *inode, struct file *file)
 {
 	struct cosched_file *cf;
@@ -361,6 +397,7 @@ static int cosched_open(struct inode *inode, struct file *file)
 	if (!cf)
 		return -ENOMEM;
 	mutex_init(&cf->lock);
+	init_waitqueue_head(&cf->poll_wq);
 	file->private_data = cf;
 	return nonseekable_open(inode, file);
 }
@@ -370,9 +407,10 @@ static int cosched_release(struct inode *inode, struct file *file)
 	struct cosched_file *cf = file->private_data;
 
 	if (cf->ep)
-		cosched_ep_destroy(cf->ep);
+		cosched_ep_destroy(cf->ep, false);
 	mutex_destroy(&cf->lock);
-	kfree(cf);
+	/* An arrival may still be waking poll_wq through a stale endpoint. */
+	kfree_rcu(cf, rcu);
 	return 0;
 }
 
@@ -383,6 +421,7 @@ static const struct file_operations cosched_fops = {
 	.unlocked_ioctl	= cosched_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.mmap		= cosched_mmap,
+	.poll		= cosched_poll,
 };
 
 static struct miscdevice cosched_misc = {

@@ -13,6 +13,7 @@
 #include <linux/gfp.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/rculist.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -229,6 +230,7 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	ep->ctrl->endpoint_id = ep->id;
 	ep->ring->endpoint_id = ep->id;
 	ep->ctrl->on_cpu = 1;
+	ep->ring->on_cpu = 1;
 	ep->ctrl->cpu = raw_smp_processor_id();
 	cosched_ctrl_publish_policy(ep);
 	hash_add_rcu(cosched_ep_keys, &ep->key_node,
@@ -253,18 +255,67 @@ err_free:
 }
 
 /**
+ * cosched_poll_wake() - wake poll() waiters on the endpoint's file
+ * @ep: the endpoint
+ * @mask: the events that may have become true
+ *
+ * Any context.  The file's wait queue is freed only after an RCU grace
+ * period, and the endpoint forgets it when it is destroyed.
+ */
+void cosched_poll_wake(struct cosched_ep *ep, __poll_t mask)
+{
+	wait_queue_head_t *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(ep->poll_wq);
+	if (wq)
+		wake_up_interruptible_poll(wq, mask);
+	rcu_read_unlock();
+}
+
+/*
+ * Tell the other endpoints of @lost's job that a peer is gone for good:
+ * their waits fail with -ECONNRESET instead of waiting for it forever,
+ * and a yield made for its message ends.
+ */
+static void cosched_job_peer_lost(struct cosched_ep *lost)
+{
+	struct cosched_ep *ep;
+
+	lockdep_assert_held(&cosched_mutex);
+	list_for_each_entry(ep, &cosched_endpoints, node) {
+		if (ep->job != lost->job)
+			continue;
+		WRITE_ONCE(ep->ctrl->peers_lost, ep->ctrl->peers_lost + 1);
+		/* Pairs with the barrier implied by prepare_to_wait(). */
+		smp_mb();
+		wake_up_all(&ep->wq);
+		cosched_poll_wake(ep, EPOLLERR);
+		cosched_unlower(ep);
+	}
+}
+
+/**
  * cosched_ep_destroy() - unlist an endpoint and end everything it started
  * @ep: the endpoint; the caller's reference is dropped
+ * @orderly: the owner asked for it (COSCHED_IOC_DESTROY); otherwise the
+ *	file went away with its endpoint, and the job's other endpoints are
+ *	told that they lost a peer
  *
  * Waiters return -EIDRM, a boost or a yield is undone at once, and the
  * memory goes when the last reference does.
  */
-void cosched_ep_destroy(struct cosched_ep *ep)
+void cosched_ep_destroy(struct cosched_ep *ep, bool orderly)
 {
 	mutex_lock(&cosched_mutex);
 	hash_del_rcu(&ep->key_node);
 	list_del(&ep->node);
 	cosched_oncpu_untrack(ep);
+	WRITE_ONCE(ep->ring->on_cpu, 0);
+	WRITE_ONCE(ep->ring->flags, orderly ? COSCHED_RING_CLOSED :
+					      COSCHED_RING_LOST);
+	if (!orderly)
+		cosched_job_peer_lost(ep);
 	cosched_job_leave(ep->job);
 	atomic_dec(&cosched_nr_endpoints);
 	mutex_unlock(&cosched_mutex);
@@ -273,5 +324,7 @@ void cosched_ep_destroy(struct cosched_ep *ep)
 	cosched_ep_prio_release(ep);
 	cosched_set_state(ep, COSCHED_STATE_DEAD, true);
 	wake_up_all(&ep->wq);
+	cosched_poll_wake(ep, EPOLLHUP);
+	RCU_INIT_POINTER(ep->poll_wq, NULL);
 	cosched_ep_put(ep);
 }

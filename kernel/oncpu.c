@@ -43,6 +43,8 @@ static void cosched_oncpu_update(struct task_struct *p, bool on, int cpu,
 		}
 		ep->acct_on_cpu = on;
 		WRITE_ONCE(ep->ctrl->on_cpu, on);
+		/* The senders' copy, for their doorbell decision. */
+		WRITE_ONCE(ep->ring->on_cpu, on);
 		raw_spin_unlock(&ep->acct_lock);
 	}
 }

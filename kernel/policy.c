@@ -5,6 +5,7 @@
  */
 #include <linux/sched/signal.h>
 #include <linux/ktime.h>
+#include <linux/poll.h>
 #include <linux/wait.h>
 
 #include "cosched.h"
@@ -97,15 +98,34 @@ void cosched_arrive(struct cosched_ep *ep, u32 count)
 		WRITE_ONCE(ep->woken, true);
 		wake_up_interruptible_all(&ep->wq);
 	}
+	cosched_poll_wake(ep, EPOLLIN | EPOLLRDNORM);
 	if (READ_ONCE(ep->prio_state) == COSCHED_PRIO_LOWERED)
 		cosched_unlower(ep);
 	if (pol->on_arrival == COSCHED_ON_ARRIVAL_BOOST && !on_cpu)
 		cosched_boost(ep, COSCHED_BOOST_ARRIVAL);
 }
 
+/* A peer of the job went away that the owner has not yet been told of. */
+bool cosched_peer_lost_unseen(struct cosched_ep *ep)
+{
+	return READ_ONCE(ep->ctrl->peers_lost) !=
+	       READ_ONCE(ep->ctrl->lost_seen);
+}
+
 static bool cosched_wait_done(struct cosched_ep *ep, u64 seen)
 {
-	return READ_ONCE(ep->ctrl->arrivals) != seen || READ_ONCE(ep->dead);
+	return READ_ONCE(ep->ctrl->arrivals) != seen || READ_ONCE(ep->dead) ||
+	       cosched_peer_lost_unseen(ep);
+}
+
+/* Why a finished wait ended, as its return value. */
+static int cosched_wait_result(struct cosched_ep *ep, u64 seen)
+{
+	if (READ_ONCE(ep->dead))
+		return -EIDRM;
+	if (READ_ONCE(ep->ctrl->arrivals) != seen)
+		return 0;
+	return -ECONNRESET;
 }
 
 /**
@@ -115,8 +135,9 @@ static bool cosched_wait_done(struct cosched_ep *ep, u64 seen)
  *
  * A waiter gives up any yield or boost: it needs no CPU until woken.
  *
- * Return: 0 on an arrival, -ETIMEDOUT, -EINTR on a signal, or -EIDRM if
- * the endpoint was destroyed.
+ * Return: 0 on an arrival, -ETIMEDOUT, -EINTR on a signal, -EIDRM if
+ * the endpoint was destroyed, or -ECONNRESET if a peer of the job was
+ * lost and the owner's lost_seen does not say so yet.
  */
 int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 {
@@ -125,7 +146,7 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	/* A yield lasts for one awaited message; this is a new wait. */
 	cosched_unlower(ep);
 	if (cosched_wait_done(ep, w->seen))
-		return READ_ONCE(ep->dead) ? -EIDRM : 0;
+		return cosched_wait_result(ep, w->seen);
 	/* Going to sleep: a boost has nothing left to do. */
 	if (current == ep->owner)
 		cosched_prio_restore(ep);
@@ -144,7 +165,9 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	if (atomic_dec_and_test(&ep->nr_waiters))
 		cosched_set_state(ep, COSCHED_STATE_BLOCKED, false);
 
-	if (READ_ONCE(ep->dead))
+	if (!ret)
+		ret = cosched_wait_result(ep, w->seen);
+	else if (READ_ONCE(ep->dead))
 		ret = -EIDRM;
 	else if (ret == -ETIME)
 		ret = -ETIMEDOUT;
@@ -163,7 +186,8 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
  *
  * Lowers the owner once per awaited message and boosts the local
  * endpoint with the newest pending message, so the CPU goes where work
- * is waiting while the caller keeps spinning.
+ * is waiting while the caller keeps spinning.  With %COSCHED_YIELD_END,
+ * or once the message has arrived, it ends such a yield instead.
  *
  * Return: 0.
  */
@@ -173,7 +197,8 @@ int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y)
 
 	y->lowered = 0;
 	y->target_id = 0;
-	if (READ_ONCE(ep->ctrl->arrivals) != y->seen) {
+	if (READ_ONCE(ep->ctrl->arrivals) != y->seen ||
+	    (y->flags & COSCHED_YIELD_END)) {
 		/* The message is here: end a yield made for it. */
 		cosched_unlower(ep);
 		return 0;

@@ -379,13 +379,13 @@ static void test_no_endpoint(void)
 	close(fd);
 
 	struct ep e;
-	struct cosched_yield yb = { .flags = 1 };
+	struct cosched_yield yb = { .flags = 2 };
 	int nice0 = getpriority(PRIO_PROCESS, 0);
 
 	ep_must_open(&e, JOB + 7, 0);
 	yb.seen = RD(e.ctrl->arrivals);
 	expect_errno(ioctl(e.fd, COSCHED_IOC_YIELD, &yb), EINVAL,
-		     "YIELD flags 1 -> EINVAL");
+		     "YIELD unknown flag 2 -> EINVAL");
 	ok(!(RD(e.ctrl->state) & COSCHED_STATE_YIELDED) &&
 	   getpriority(PRIO_PROCESS, 0) == nice0,
 	   "rejected YIELD did not lower the caller");

@@ -23,7 +23,7 @@ BIN=$ROOT/build/tests
 KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
 HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
-ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong"
+ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -46,6 +46,7 @@ spec() {
 	security)	echo "60 $BIN/security" ;;
 	stress)		echo "180 $BIN/stress -p 16 -i 500" ;;
 	pingpong)	echo "180 $ROOT/build/userlib/guest_pingpong" ;;
+	modes)		echo "180 $ROOT/build/userlib/guest_modes" ;;
 	*)		return 1 ;;
 	esac
 }

@@ -102,7 +102,10 @@ static void worker(int iters)
 		switch (rnd(3)) {
 		case 0:
 			r = ep_wait(fd, RD(ctrl->arrivals), 100000);
-			if (r && r != -ETIMEDOUT)
+			/* Other threads close endpoints of the job: lost peers. */
+			if (r == -ECONNRESET)
+				WR(ctrl->lost_seen, RD(ctrl->peers_lost));
+			else if (r && r != -ETIMEDOUT)
 				unexpected(OP_WAIT, -r);
 			break;
 		case 1:

@@ -10,8 +10,16 @@
  * return 0 (or a length) on success and a negative errno on failure; they
  * never set errno.
  *
- * Thread safety: any number of threads may send through one endpoint;
- * one thread at a time may receive (the ring has a single consumer).
+ * Ranks on other nodes (named by $COSCHED_PEERS or $COSCHED_PEERS_FILE)
+ * are reached over TCP through io_uring with the same calls.  Without the
+ * module the library still works, in busy-poll mode (it says so once).
+ *
+ * Thread rules: any number of threads may call cosched_send() on one
+ * endpoint at once.  Receiving (cosched_recv, cosched_probe, cosched_wait)
+ * is for one thread at a time, and for none while callback mode runs.
+ * cosched_stats() and cosched_max_msg() may be called from any thread.
+ * cosched_set_spin() and cosched_close() must not race with anything on
+ * the same endpoint.  See libcosched(7).
  */
 #ifndef COSCHED_H
 #define COSCHED_H
@@ -49,6 +57,15 @@ struct cosched_ep_stats {
 	struct cosched_stats module;	/* COSCHED_IOC_STATS of the endpoint */
 };
 
+/* cosched_set_spin(): the module's spin_us, or measure a block here. */
+#define COSCHED_SPIN_MODULE	(-1L)
+#define COSCHED_SPIN_AUTO	(-2L)
+#define COSCHED_SPIN_MAX_US	100000L
+
+/* Callback mode: status 0 and a message, or a negative errno. */
+typedef void (*cosched_msg_fn)(void *arg, int status, uint32_t src,
+			       const void *buf, size_t len);
+
 /* Open /dev/cosched and create the endpoint of rank in job (size ranks). */
 int cosched_open(struct cosched_ep **ep, uint64_t job, uint32_t rank,
 		 uint32_t size, unsigned int flags);
@@ -73,6 +90,16 @@ int cosched_probe(struct cosched_ep *ep, uint32_t *src, size_t *len);
 /* Wait per mode until ready(arg) is true, woken by the endpoint's arrivals. */
 int cosched_wait(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 		 int mode);
+
+/* Deliver every message to fn from a library thread; fn NULL stops it. */
+int cosched_recv_callback(struct cosched_ep *ep, cosched_msg_fn fn, void *arg,
+			  int mode);
+
+/* Spin this long (us) before blocking or yielding, or a COSCHED_SPIN_*. */
+int cosched_set_spin(struct cosched_ep *ep, long us);
+
+/* The spin in effect, in us. */
+long cosched_get_spin(struct cosched_ep *ep);
 
 /* Fill st with the library's and the module's counters of the endpoint. */
 int cosched_stats(struct cosched_ep *ep, struct cosched_ep_stats *st);

@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,16 +19,15 @@
  * The kernel accepts a mapping of exactly one page or one page plus
  * data_size; data_size is in the header, so map the header alone first.
  */
-int ep_ring_map(struct cosched_ep *ep, uint32_t rank, struct ep_ring *r)
+int ep_ring_map(int fd, off_t off, struct ep_ring *r)
 {
-	off_t off = (off_t)COSCHED_RING_OFFSET(rank);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct cosched_ring *h;
 	uint32_t data_size, data_off;
 	void *p;
 	int err;
 
-	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, ep->fd, off);
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	if (p == MAP_FAILED)
 		return -errno;
 	h = p;
@@ -36,8 +37,7 @@ int ep_ring_map(struct cosched_ep *ep, uint32_t rank, struct ep_ring *r)
 	if (data_off != page)
 		return -EPROTO;	/* ABI 1: the data follows the header page */
 	r->map_len = page + data_size;
-	p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, ep->fd,
-		 off);
+	p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	if (p == MAP_FAILED)
 		return -errno;
 	r->map = p;
@@ -54,9 +54,39 @@ void ep_ring_unmap(struct ep_ring *r)
 	r->map = NULL;
 }
 
+static bool ring_left(const struct ep_ring *r)
+{
+	return __atomic_load_n(&r->v.hdr->flags, __ATOMIC_ACQUIRE) &
+	       (COSCHED_RING_CLOSED | COSCHED_RING_LOST);
+}
+
+static struct ep_ring *map_peer(struct cosched_ep *ep, uint32_t rank,
+				int *err)
+{
+	struct ep_ring *r = calloc(1, sizeof(*r));
+
+	*err = !r ? -ENOMEM : !ep_has_module(ep) ?
+		shm_ring_map(ep, rank, r) :
+		ep_ring_map(ep->fd, (off_t)COSCHED_RING_OFFSET(rank), r);
+	if (!*err && ring_left(r)) {
+		ep_ring_unmap(r);
+		*err = -ENOENT;
+	}
+	if (*err) {
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+/*
+ * Map rank's ring on first use.  If its owner has left, look once more:
+ * a new process may have taken the rank.  The old mapping stays until
+ * close (another sender may be using it), and keeps answering -EPIPE.
+ */
 struct ep_ring *ep_peer(struct cosched_ep *ep, uint32_t rank, int *err)
 {
-	struct ep_ring *r;
+	struct ep_ring *r, *fresh;
 
 	if (rank >= ep->size) {
 		*err = -EINVAL;
@@ -65,25 +95,25 @@ struct ep_ring *ep_peer(struct cosched_ep *ep, uint32_t rank, int *err)
 	if (rank == ep->rank)
 		return &ep->own;
 	r = __atomic_load_n(&ep->peers[rank], __ATOMIC_ACQUIRE);
-	if (r)
+	if (r && !ring_left(r))
 		return r;
 	pthread_mutex_lock(&ep->map_lock);
 	r = ep->peers[rank];
-	if (!r) {
-		r = calloc(1, sizeof(*r));
-		*err = r ? ep_ring_map(ep, rank, r) : -ENOMEM;
-		if (*err) {
-			free(r);
-			r = NULL;
-		} else {
+	if (!r || ring_left(r)) {
+		fresh = map_peer(ep, rank, err);
+		if (fresh) {
+			fresh->retired = r;
 			/* Fully set up before other senders can see it. */
-			__atomic_store_n(&ep->peers[rank], r, __ATOMIC_RELEASE);
+			__atomic_store_n(&ep->peers[rank], fresh,
+					 __ATOMIC_RELEASE);
+			r = fresh;
 		}
 	}
 	pthread_mutex_unlock(&ep->map_lock);
 	return r;
 }
 
+/* The module's endpoint; -ENODEV and friends when there is no module. */
 static int ep_create(struct cosched_ep *ep)
 {
 	struct cosched_create cr = {
@@ -104,7 +134,67 @@ static int ep_create(struct cosched_ep *ep)
 		return -errno;
 	ep->ctrl = p;
 	ep->ctrl_len = page;
-	return ep_ring_map(ep, ep->rank, &ep->own);
+	return ep_ring_map(ep->fd, (off_t)COSCHED_RING_OFFSET(ep->rank),
+			   &ep->own);
+}
+
+/*
+ * No device, or a module of another ABI (or none at all: ENOTTY from a
+ * different driver behind the name): go on without coscheduling, in
+ * busy-poll mode, and say so once per process.
+ */
+static bool module_missing(int err)
+{
+	return err == -ENOENT || err == -ENODEV || err == -ENXIO ||
+	       err == -EPROTO || err == -ENOTTY;
+}
+
+static void say_fallback_once(int err)
+{
+	static int said;
+
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	fprintf(stderr,
+		"libcosched: %s: %s; busy-poll mode without coscheduling\n",
+		COSCHED_DEVICE, strerror(-err));
+}
+
+static void ep_unmap_module(struct cosched_ep *ep)
+{
+	ep_ring_unmap(&ep->own);
+	if (ep->ctrl)
+		munmap(ep->ctrl, ep->ctrl_len);
+	ep->ctrl = NULL;
+	if (ep->fd >= 0)
+		close(ep->fd);
+	ep->fd = -1;
+}
+
+static int ep_open_local(struct cosched_ep *ep)
+{
+	int err = ep_create(ep);
+
+	if (!err || !module_missing(err))
+		return err;
+	ep_unmap_module(ep);
+	say_fallback_once(err);
+	return shm_ep_create(ep);
+}
+
+/* Ranks on other nodes, if the launcher gave an address list. */
+static int ep_open_net(struct cosched_ep *ep)
+{
+	char **addrs;
+	int err;
+
+	err = net_peers_from_env(ep->size, &addrs);
+	if (err || !addrs)
+		return err;
+	err = net_open(&ep->net, ep->rank, ep->size, addrs, ep->fd,
+		       ep->own.v.max_msg);
+	net_peers_free(addrs, ep->size);
+	return err;
 }
 
 PUBLIC int cosched_open(struct cosched_ep **epp, uint64_t job, uint32_t rank,
@@ -126,7 +216,11 @@ PUBLIC int cosched_open(struct cosched_ep **epp, uint64_t job, uint32_t rank,
 	ep->default_mode = ep_env_mode();
 	pthread_mutex_init(&ep->map_lock, NULL);
 	ep->peers = calloc(size, sizeof(*ep->peers));
-	err = ep->peers ? ep_create(ep) : -ENOMEM;
+	err = ep->peers ? ep_open_local(ep) : -ENOMEM;
+	if (!err)
+		err = ep_spin_from_env(ep);
+	if (!err)
+		err = ep_open_net(ep);
 	if (err) {
 		cosched_close(ep);
 		return err;
@@ -141,19 +235,26 @@ PUBLIC void cosched_close(struct cosched_ep *ep)
 
 	if (!ep)
 		return;
+	ep_callback_stop(ep);
+	/* First the goodbyes: peers see an orderly close, not a loss. */
+	if (ep->net)
+		net_close(ep->net);
+	if (ep->fd >= 0)
+		ioctl(ep->fd, COSCHED_IOC_DESTROY);
 	for (i = 0; ep->peers && i < ep->size; i++) {
-		if (ep->peers[i]) {
-			ep_ring_unmap(ep->peers[i]);
-			free(ep->peers[i]);
+		while (ep->peers[i]) {
+			struct ep_ring *r = ep->peers[i];
+
+			ep->peers[i] = r->retired;
+			ep_ring_unmap(r);
+			free(r);
 		}
 	}
 	free(ep->peers);
-	ep_ring_unmap(&ep->own);
-	if (ep->ctrl)
-		munmap(ep->ctrl, ep->ctrl_len);
-	/* Closing the file destroys the endpoint; waiters get -EIDRM. */
-	if (ep->fd >= 0)
-		close(ep->fd);
+	if (ep_has_module(ep))
+		ep_unmap_module(ep);
+	else
+		shm_ep_destroy(ep);
 	pthread_mutex_destroy(&ep->map_lock);
 	free(ep);
 }

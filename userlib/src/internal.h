@@ -4,6 +4,7 @@
 #define COSCHED_INTERNAL_H
 
 #include "cosched.h"
+#include "net.h"
 #include "ring.h"
 
 #include <pthread.h>
@@ -15,6 +16,8 @@ struct ep_ring {
 	void *map;
 	size_t map_len;
 	struct ring_view v;
+	bool lost;		/* without the module: its owner died */
+	struct ep_ring *retired;	/* older mappings of the same rank */
 };
 
 /* Library counters; sends may come from several threads. */
@@ -23,25 +26,38 @@ struct ep_counters {
 	uint64_t receives, spin_hits, blocks, yields;
 };
 
+struct ep_callback;
+
 struct cosched_ep {
-	int fd;
+	int fd;				/* /dev/cosched; -1 without the module */
 	uint64_t job;
 	uint32_t rank;
 	uint32_t size;
 	int default_mode;		/* COSCHED_MODE_* for MODE_DEFAULT */
-	struct cosched_ctrl *ctrl;	/* our control page */
+	int64_t spin_ns;		/* own spin, or -1: the module's spin_us */
+	struct cosched_ctrl *ctrl;	/* our control page (private memory
+					 * without the module) */
 	size_t ctrl_len;
 	struct ep_ring own;		/* our receive ring */
 	struct ep_ring **peers;		/* [size], mapped on first send */
 	pthread_mutex_t map_lock;	/* serialises peer mappings */
+	struct net *net;		/* ranks on other nodes, or NULL */
+	struct ep_callback *cb;		/* callback mode, or NULL */
+	uint64_t next_lost_check_ns;	/* without the module */
 	struct ep_counters cnt;
 };
+
+/* Is the module behind this endpoint? */
+static inline bool ep_has_module(const struct cosched_ep *ep)
+{
+	return ep->fd >= 0;
+}
 
 #define COUNT(ep, field) \
 	__atomic_fetch_add(&(ep)->cnt.field, 1, __ATOMIC_RELAXED)
 
-/* endpoint.c: map rank's ring (header page, then the whole ring). */
-int ep_ring_map(struct cosched_ep *ep, uint32_t rank, struct ep_ring *r);
+/* endpoint.c: map a ring at off of fd (header page, then the whole ring). */
+int ep_ring_map(int fd, off_t off, struct ep_ring *r);
 void ep_ring_unmap(struct ep_ring *r);
 /* endpoint.c: the ring of rank, mapped on first use; NULL + *err. */
 struct ep_ring *ep_peer(struct cosched_ep *ep, uint32_t rank, int *err);
@@ -53,7 +69,36 @@ int ep_env_mode(void);
 /* wait.c: cosched_wait() for our own ring: a bounded sleep if nobody rings. */
 int ep_wait_ring(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 		 int mode);
-/* wait.c: do senders ring the doorbell under the active policy? */
-bool ep_policy_rings(const struct cosched_ctrl *c);
+/* wait.c: -ECONNRESET once per peer lost since the last call, else 0. */
+int ep_check_lost(struct cosched_ep *ep);
+
+/* send.c: ring rank's doorbell (announce one arrival). */
+int ep_doorbell(struct cosched_ep *ep, uint32_t rank);
+
+/* shm.c: the endpoint without the module, in POSIX shared memory. */
+int shm_ep_create(struct cosched_ep *ep);
+int shm_ring_map(struct cosched_ep *ep, uint32_t rank, struct ep_ring *r);
+void shm_ep_destroy(struct cosched_ep *ep);
+/* shm.c: count peers that died without closing into ctrl->peers_lost. */
+void shm_find_lost(struct cosched_ep *ep);
+/* shm.c: has the owner of r gone away (closed or died)? */
+bool shm_ring_gone(const struct cosched_ep *ep, const struct ep_ring *r);
+
+/* recv.c: one receive attempt for cosched_recv() and the callback thread */
+struct recv_arg {
+	struct cosched_ep *ep;
+	uint32_t *src;
+	void *buf;
+	size_t len;
+	ssize_t ret;
+	const bool *stop;	/* callback mode: ends the wait, -ECANCELED */
+};
+bool ep_try_recv(void *p);
+
+/* spin.c: $COSCHED_SPIN_US into ep->spin_ns. */
+int ep_spin_from_env(struct cosched_ep *ep);
+
+/* callback.c: end callback mode (cosched_close). */
+void ep_callback_stop(struct cosched_ep *ep);
 
 #endif /* COSCHED_INTERNAL_H */

@@ -72,4 +72,14 @@ int net_wait(struct net *n, uint64_t timeout_ns);
 /* Say goodbye to every peer (they see an orderly close), free n. */
 void net_close(struct net *n);
 
+/*
+ * Shared by net.c and net_peers.c, not part of the contract: split an
+ * address list entry "host:port" or "[v6addr]:port" into a host of at most
+ * NET_HOST_MAX - 1 characters and a port 1..65535; -EINVAL if it does not
+ * parse.
+ */
+#define NET_HOST_MAX	256
+int net_addr_split(const char *entry, char *host, size_t hostsz,
+		   uint16_t *port);
+
 #endif /* COSCHED_NET_H */

@@ -1,66 +1,139 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * recv.c - cosched_recv() and cosched_probe(): consume our own ring.
+ * recv.c - cosched_recv() and cosched_probe(): our own ring first, then
+ * the TCP transport's completions.
  */
 #include "internal.h"
 
 #include <errno.h>
+#include <string.h>
 
-struct recv_arg {
-	struct cosched_ep *ep;
-	uint32_t *src;
-	void *buf;
-	size_t len;
-	ssize_t ret;
-};
+/*
+ * Tell the module how far we are: once the ring is empty, every arrival
+ * counted up to what we read before looking is consumed.  A doorbell is
+ * rung after its message is published, so an arrival in that count
+ * belongs to a message that the look would have found.
+ */
+static void mark_drained(struct cosched_ep *ep, uint64_t arrivals)
+{
+	if (!ring_busy(&ep->own.v))
+		__atomic_store_n(&ep->ctrl->consumed, arrivals,
+				 __ATOMIC_RELAXED);
+}
+
+/* The TCP transport's first message, straight into the caller's buffer. */
+static int take_net(void *p, uint32_t src, const void *buf, size_t len)
+{
+	struct recv_arg *a = p;
+
+	if (a->ret != -EAGAIN)
+		return -EAGAIN;		/* one message per call */
+	if (len > a->len) {
+		a->ret = -EMSGSIZE;	/* it stays for a bigger buffer */
+		return -EAGAIN;
+	}
+	memcpy(a->buf, buf, len);
+	if (a->src)
+		*a->src = src;
+	a->ret = (ssize_t)len;
+	return 0;
+}
+
+static ssize_t recv_net(struct recv_arg *a)
+{
+	int n;
+
+	a->ret = -EAGAIN;
+	n = net_poll(a->ep->net, take_net, a);
+	if (n < 0 && a->ret == -EAGAIN)
+		a->ret = n;
+	return a->ret;
+}
 
 /* One attempt; true when done (a message, or an error other than empty). */
-static bool try_recv(void *p)
+bool ep_try_recv(void *p)
 {
 	struct recv_arg *a = p;
 	struct cosched_ep *ep = a->ep;
+	uint64_t arrivals;
 	struct ring_msg m;
 
+	if (a->stop && __atomic_load_n(a->stop, __ATOMIC_ACQUIRE)) {
+		a->ret = -ECANCELED;
+		return true;
+	}
+	arrivals = __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE);
 	a->ret = ring_get(&ep->own.v, &m, a->buf, a->len);
-	if (a->ret == -EAGAIN)
-		return false;
 	if (a->ret >= 0) {
-		COUNT(ep, receives);
 		if (a->src)
 			*a->src = m.src;
-		/* Only announced messages were counted in arrivals. */
-		if (m.rang)
-			__atomic_store_n(&ep->ctrl->consumed,
-					 ep->ctrl->consumed + 1,
-					 __ATOMIC_RELAXED);
+		mark_drained(ep, arrivals);
+	} else if (a->ret == -EAGAIN && ep->net) {
+		recv_net(a);
 	}
+	if (a->ret == -EAGAIN)
+		return false;
+	if (a->ret >= 0)
+		COUNT(ep, receives);
 	return true;
 }
 
 PUBLIC ssize_t cosched_recv(struct cosched_ep *ep, uint32_t *src_rank,
 			    void *buf, size_t len, int mode)
 {
-	struct recv_arg a = { ep, src_rank, buf, len, -EAGAIN };
+	struct recv_arg a = { ep, src_rank, buf, len, -EAGAIN, NULL };
 	int err;
 
 	if (mode < COSCHED_MODE_DEFAULT || mode > COSCHED_MODE_YIELD)
 		return -EINVAL;
-	if (try_recv(&a))
+	if (__atomic_load_n(&ep->cb, __ATOMIC_RELAXED))
+		return -EBUSY;
+	if (ep_try_recv(&a))
 		return a.ret;
-	err = ep_wait_ring(ep, try_recv, &a, mode);
+	err = ep_wait_ring(ep, ep_try_recv, &a, mode);
 	return err ? err : a.ret;
+}
+
+struct probe_arg {
+	uint32_t src;
+	size_t len;
+	bool found;
+};
+
+static int peek_net(void *p, uint32_t src, const void *buf, size_t len)
+{
+	struct probe_arg *a = p;
+
+	(void)buf;
+	if (!a->found) {
+		a->found = true;
+		a->src = src;
+		a->len = len;
+	}
+	return -EAGAIN;		/* a probe consumes nothing */
 }
 
 PUBLIC int cosched_probe(struct cosched_ep *ep, uint32_t *src, size_t *len)
 {
+	struct probe_arg a = { 0, 0, false };
 	struct ring_msg m;
-	int err = ring_peek(&ep->own.v, &m);
+	int err;
 
+	if (__atomic_load_n(&ep->cb, __ATOMIC_RELAXED))
+		return -EBUSY;
+	err = ring_peek(&ep->own.v, &m);
+	if (!err) {
+		a.src = m.src;
+		a.len = m.len;
+	} else if (err == -EAGAIN && ep->net) {
+		err = net_poll(ep->net, peek_net, &a);
+		err = a.found ? 0 : err < 0 ? err : -EAGAIN;
+	}
 	if (err)
 		return err;
 	if (src)
-		*src = m.src;
+		*src = a.src;
 	if (len)
-		*len = m.len;
+		*len = a.len;
 	return 0;
 }

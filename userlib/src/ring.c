@@ -12,8 +12,7 @@
  *
  *	u64 tag        position of the record + 1, stored last (release)
  *	u32 len        payload bytes, or UINT32_MAX for a padding record
- *	u32 src_rank   bits 0-30: sender's rank; bit 31: the sender rings
- *	               the doorbell for this record (counted in ->consumed)
+ *	u32 src_rank   the sender's rank
  *	u8  payload[len], then zeroes up to the next 16-byte boundary
  *
  * Send: reserve need = 16 + round_up(len, 16) bytes by a compare-and-swap
@@ -113,8 +112,8 @@ static void publish(struct rec_hdr *r, uint64_t pos, uint32_t len,
 	__atomic_store_n(&r->tag, pos + 1, __ATOMIC_RELEASE);
 }
 
-int ring_try_put(struct ring_view *v, uint32_t src, bool rang,
-		 const void *buf, size_t len)
+int ring_try_put(struct ring_view *v, uint32_t src, const void *buf,
+		 size_t len)
 {
 	uint64_t need, pos;
 	struct rec_hdr *r;
@@ -135,32 +134,35 @@ int ring_try_put(struct ring_view *v, uint32_t src, bool rang,
 	}
 	if (len)
 		memcpy(r + 1, buf, len);
-	publish(r, pos, (uint32_t)len,
-		(src & RING_SRC_MASK) | (rang ? RING_SRC_RANG : 0));
+	publish(r, pos, (uint32_t)len, src);
 	/* A hint for the module's pbt/yield target choice: newest wins. */
 	__atomic_store_n(&v->hdr->last_send_ns, cosched_now_ns(),
 			 __ATOMIC_RELAXED);
 	return 0;
 }
 
-int ring_put(struct ring_view *v, uint32_t src, bool rang, const void *buf,
-	     size_t len, bool *full)
+int ring_put(struct ring_view *v, uint32_t src, const void *buf, size_t len,
+	     int (*check)(void *), void *arg, bool *full)
 {
 	struct timespec nap = { 0, 50000 };
 	uint64_t t0 = 0;
 	int err;
 
 	*full = false;
-	while ((err = ring_try_put(v, src, rang, buf, len)) == -EAGAIN) {
+	while ((err = ring_try_put(v, src, buf, len)) == -EAGAIN) {
 		/* Full: spin 50 us for the receiver, then nap 50 us a time. */
 		if (!*full) {
 			*full = true;
 			t0 = cosched_now_ns();
 		}
-		if (cosched_now_ns() - t0 < 50000)
+		if (cosched_now_ns() - t0 < 50000) {
 			cosched_cpu_relax();
-		else
-			nanosleep(&nap, NULL);
+			continue;
+		}
+		err = check ? check(arg) : 0;
+		if (err)
+			return err;
+		nanosleep(&nap, NULL);
 	}
 	return err;
 }
@@ -198,8 +200,7 @@ static int next(struct ring_view *v, struct rec_hdr **rp, struct ring_msg *m)
 		return -EBADMSG;
 	src = __atomic_load_n(&r->src, __ATOMIC_RELAXED);
 	m->len = len;
-	m->src = src & RING_SRC_MASK;
-	m->rang = src & RING_SRC_RANG;
+	m->src = src;
 	*rp = r;
 	return 0;
 }

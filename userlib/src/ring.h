@@ -15,9 +15,6 @@
 #define RING_ALIGN	16u
 #define RING_HDR	16u
 #define RING_PAD_LEN	UINT32_MAX
-/* src_rank word: bit 31 says the sender rang (or will ring) the doorbell. */
-#define RING_SRC_RANG	(1u << 31)
-#define RING_SRC_MASK	(RING_SRC_RANG - 1)
 
 /* A header page and the data area it describes, as this process sees them. */
 struct ring_view {
@@ -30,7 +27,6 @@ struct ring_view {
 struct ring_msg {
 	uint32_t src;
 	uint32_t len;
-	bool rang;
 };
 
 /* Check the header's data_size and set up v; -EINVAL if unusable. */
@@ -43,12 +39,23 @@ static inline uint64_t ring_rec_size(uint64_t len)
 }
 
 /* One attempt: 0 published, -EAGAIN ring full, -EMSGSIZE too big. */
-int ring_try_put(struct ring_view *v, uint32_t src, bool rang,
-		 const void *buf, size_t len);
+int ring_try_put(struct ring_view *v, uint32_t src, const void *buf,
+		 size_t len);
 
-/* ring_try_put(), spinning then sleeping while full; *full set if it was. */
-int ring_put(struct ring_view *v, uint32_t src, bool rang, const void *buf,
-	     size_t len, bool *full);
+/*
+ * ring_try_put(), spinning then napping while full; *full set if it was.
+ * While napping it asks check(arg), if given, whether to go on: a
+ * non-zero answer is returned (the receiver is gone, say).
+ */
+int ring_put(struct ring_view *v, uint32_t src, const void *buf, size_t len,
+	     int (*check)(void *), void *arg, bool *full);
+
+/* Does the ring hold a record its owner has not consumed? */
+static inline bool ring_busy(const struct ring_view *v)
+{
+	return __atomic_load_n(&v->hdr->tail, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&v->hdr->head, __ATOMIC_ACQUIRE);
+}
 
 /* The next message without consuming it: 0, -EAGAIN or -EBADMSG. */
 int ring_peek(struct ring_view *v, struct ring_msg *m);

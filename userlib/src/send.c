@@ -1,24 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * send.c - cosched_send(): write into the receiver's ring with no system
- * call, then ring the doorbell only when the policy needs it.
+ * call, then ring the doorbell only when the receiver needs it; or hand
+ * the message to the TCP transport for a rank on another node.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <sys/ioctl.h>
 
-/*
- * Ring or not, decided before publishing so that the record can say so
- * (bit 31 of src_rank) and the receiver counts exactly the announced
- * messages in ->consumed, keeping pending = arrivals - consumed honest.
- *
- * The thesis's NIC rang when the receiver was off its CPU or armed to
- * block.  A sender cannot read the receiver's control page (it is private
- * to its owner), so in ABI 1 it goes by the policy, which the module
- * publishes identically on every control page: see ep_policy_rings().
- */
-static int doorbell(struct cosched_ep *ep, uint32_t rank)
+int ep_doorbell(struct cosched_ep *ep, uint32_t rank)
 {
 	struct cosched_doorbell db = {
 		.job_id = ep->job,
@@ -32,25 +23,97 @@ static int doorbell(struct cosched_ep *ep, uint32_t rank)
 	return 0;
 }
 
-PUBLIC int cosched_send(struct cosched_ep *ep, uint32_t rank, const void *buf,
-			size_t len)
+/* Does the active policy act on an arrival itself (dcs boosts at once)? */
+static bool policy_boosts_on_arrival(const struct cosched_ctrl *c)
+{
+	switch (__atomic_load_n(&c->policy, __ATOMIC_RELAXED)) {
+	case COSCHED_POLICY_DCS:
+	case COSCHED_POLICY_DCS_SB:
+	case COSCHED_POLICY_DCS_SY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The thesis NIC's decision, made after the message is published: ring
+ * when the receiver is armed to block or yielded (it needs waking or
+ * restoring), or when the policy boosts on arrival and the receiver is
+ * off its CPU.  The full barrier pairs with the receiver's between arming
+ * and its last look at the ring (struct cosched_ring): either it sees the
+ * message or we see it armed.  Under pb the module finds the message by
+ * itself at its next tick.
+ */
+static bool needs_doorbell(struct cosched_ep *ep, const struct ep_ring *r)
+{
+	const struct cosched_ring *h = r->v.hdr;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&h->armed, __ATOMIC_RELAXED) != COSCHED_ARMED_NONE)
+		return true;
+	return policy_boosts_on_arrival(ep->ctrl) &&
+	       !__atomic_load_n(&h->on_cpu, __ATOMIC_RELAXED);
+}
+
+struct dest {
+	const struct cosched_ep *ep;
+	const struct ep_ring *r;
+};
+
+/* Has the owner of the ring left?  -EPIPE stops a sender. */
+static int ring_gone(void *p)
+{
+	const struct dest *d = p;
+
+	if (__atomic_load_n(&d->r->v.hdr->flags, __ATOMIC_RELAXED) &
+	    (COSCHED_RING_CLOSED | COSCHED_RING_LOST))
+		return -EPIPE;
+	return shm_ring_gone(d->ep, d->r) ? -EPIPE : 0;
+}
+
+static int send_ring(struct cosched_ep *ep, uint32_t rank, const void *buf,
+		     size_t len)
 {
 	struct ep_ring *r;
-	bool rang, full;
+	struct dest d;
+	bool full = false;
 	int err = 0;
 
 	r = ep_peer(ep, rank, &err);
 	if (!r)
 		return err;
-	rang = ep_policy_rings(ep->ctrl);
-	err = ring_put(&r->v, ep->rank, rang, buf, len, &full);
+	d.ep = ep;
+	d.r = r;
+	/* Cheap with the module; a kill(2) without it, so only when full. */
+	if (__atomic_load_n(&r->v.hdr->flags, __ATOMIC_RELAXED))
+		err = ring_gone(&d);
+	if (!err)
+		err = ring_put(&r->v, ep->rank, buf, len, ring_gone, &d, &full);
 	if (full)
 		COUNT(ep, send_full);
 	if (err)
 		return err;
 	COUNT(ep, sends);
 	/* The message is in the ring; a failed doorbell only delays it. */
-	return rang ? doorbell(ep, rank) : 0;
+	if (ep_has_module(ep) && needs_doorbell(ep, r))
+		return ep_doorbell(ep, rank);
+	return 0;
+}
+
+PUBLIC int cosched_send(struct cosched_ep *ep, uint32_t rank, const void *buf,
+			size_t len)
+{
+	int err;
+
+	if (rank >= ep->size)
+		return -EINVAL;
+	if (!ep->net || !net_remote(ep->net, rank))
+		return send_ring(ep, rank, buf, len);
+	err = net_send(ep->net, rank, buf, len);
+	if (!err)
+		COUNT(ep, sends);
+	return err;
 }
 
 PUBLIC ssize_t cosched_max_msg(struct cosched_ep *ep, uint32_t rank)
@@ -58,6 +121,8 @@ PUBLIC ssize_t cosched_max_msg(struct cosched_ep *ep, uint32_t rank)
 	struct ep_ring *r;
 	int err = 0;
 
+	if (rank < ep->size && ep->net && net_remote(ep->net, rank))
+		return ep->own.v.max_msg;
 	r = ep_peer(ep, rank, &err);
 	return r ? (ssize_t)r->v.max_msg : err;
 }

@@ -18,7 +18,8 @@ PUBLIC int cosched_stats(struct cosched_ep *ep, struct cosched_ep_stats *st)
 	st->spin_hits = READ(ep, spin_hits);
 	st->blocks = READ(ep, blocks);
 	st->yields = READ(ep, yields);
-	if (ioctl(ep->fd, COSCHED_IOC_STATS, &st->module))
+	/* Without the module its counters stay 0. */
+	if (ep_has_module(ep) && ioctl(ep->fd, COSCHED_IOC_STATS, &st->module))
 		return -errno;
 	return 0;
 }

@@ -14,12 +14,8 @@
 #define POLL_CHUNK_NS	1000000ull
 /* Spin at least this long between two yields, even with spin_us = 0. */
 #define YIELD_MIN_NS	1000ull
-/*
- * Under a policy whose senders do not ring (local, pb, pbt), nothing bumps
- * arrivals for a ring message: a receiver that blocks anyway (forced by
- * COSCHED_MODE_BLOCK) sleeps at most this long between looks at its ring.
- */
-#define NO_BELL_NS	1000000ull
+/* Without the module, how often to look for peers that died. */
+#define LOST_CHECK_NS	10000000ull
 
 int ep_env_mode(void)
 {
@@ -38,21 +34,28 @@ int ep_env_mode(void)
 	return COSCHED_MODE_POLICY;
 }
 
-bool ep_policy_rings(const struct cosched_ctrl *c)
+int ep_check_lost(struct cosched_ep *ep)
 {
-	uint32_t policy = __atomic_load_n(&c->policy, __ATOMIC_RELAXED);
-	uint32_t wm = __atomic_load_n(&c->wait_mode, __ATOMIC_RELAXED);
+	struct cosched_ctrl *c = ep->ctrl;
+	uint32_t lost;
 
-	/* Receivers may sleep or be lowered: wake or restore them. */
-	if (wm != COSCHED_WAIT_BUSY)
-		return true;
-	/* dcs boosts the receiver on the arrival itself. */
-	return policy == COSCHED_POLICY_DCS || policy == COSCHED_POLICY_DCS_SB ||
-	       policy == COSCHED_POLICY_DCS_SY;
+	if (!ep_has_module(ep) && cosched_now_ns() >= ep->next_lost_check_ns) {
+		/* No module tells us: look at the peers' pids now and then. */
+		ep->next_lost_check_ns = cosched_now_ns() + LOST_CHECK_NS;
+		shm_find_lost(ep);
+	}
+	lost = __atomic_load_n(&c->peers_lost, __ATOMIC_RELAXED);
+	if (lost == __atomic_load_n(&c->lost_seen, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_store_n(&c->lost_seen, lost, __ATOMIC_RELAXED);
+	return -ECONNRESET;
 }
 
 int ep_mode(struct cosched_ep *ep, int mode)
 {
+	/* Without the module there is nothing to block or yield in. */
+	if (!ep_has_module(ep))
+		return COSCHED_MODE_POLL;
 	if (mode == COSCHED_MODE_DEFAULT)
 		mode = ep->default_mode;
 	if (mode != COSCHED_MODE_POLICY)
@@ -83,91 +86,160 @@ static bool spin(bool (*ready)(void *), void *arg, uint64_t ns)
 	}
 }
 
-static void disarm(struct cosched_ctrl *c)
+/*
+ * Arm: tell senders (through our ring's header) and the module (through
+ * the control page) that we are about to block or have yielded, then a
+ * full barrier before the caller's last look at its sources.
+ */
+static void arm(struct cosched_ep *ep, uint32_t how)
 {
-	__atomic_store_n(&c->armed, COSCHED_ARMED_NONE, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->ctrl->armed, how, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->own.v.hdr->armed, how, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void disarm(struct cosched_ep *ep)
+{
+	__atomic_store_n(&ep->own.v.hdr->armed, COSCHED_ARMED_NONE,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->ctrl->armed, COSCHED_ARMED_NONE,
+			 __ATOMIC_RELAXED);
+}
+
+/* Sleep in the module, or in the TCP transport's ring if we have one. */
+static int sleep_once(struct cosched_ep *ep, uint64_t seen)
+{
+	struct cosched_wait w = { .seen = seen };
+	int ret;
+
+	if (ep->net) {
+		/* Our file polls readable on a doorbell: see cosched_poll(). */
+		ret = net_wait(ep->net, 0);
+	} else {
+		ret = ioctl(ep->fd, COSCHED_IOC_WAIT, &w) ? -errno : 0;
+	}
+	return ret == -EINTR || ret == -ETIMEDOUT ? 0 : ret;
 }
 
 /*
  * The race-free block of design.rst: snapshot arrivals, arm, full
- * barrier, look once more, then sleep only while arrivals == seen.  An
- * arrival bumps the count before it looks for a sleeper, so either our
- * last look or the kernel's check sees it.  1 if ready, 0 after a wait.
+ * barrier, look once more, then sleep only while arrivals == seen.  A
+ * sender publishes, then a barrier, then reads armed and rings; the
+ * module bumps arrivals before it looks for a sleeper.  So either our
+ * last look or the sender sees the other.  1 if ready, 0 after a sleep.
  */
-static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
-		 uint64_t timeout_ns)
+static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg)
 {
 	struct cosched_ctrl *c = ep->ctrl;
-	struct cosched_wait w = { .timeout_ns = timeout_ns };
+	uint64_t seen;
 	int ret;
 
-	w.seen = __atomic_load_n(&c->arrivals, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&c->armed, COSCHED_ARMED_BLOCK, __ATOMIC_RELAXED);
-	/* Order the store of armed before the last look (store-load). */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	seen = __atomic_load_n(&c->arrivals, __ATOMIC_ACQUIRE);
+	arm(ep, COSCHED_ARMED_BLOCK);
 	if (ready(arg)) {
-		disarm(c);
+		disarm(ep);
 		return 1;
 	}
+	/* Nothing pending up to seen: poll() must not call us readable. */
+	if (!ring_busy(&ep->own.v))
+		__atomic_store_n(&c->consumed, seen, __ATOMIC_RELAXED);
 	COUNT(ep, blocks);
-	do
-		ret = ioctl(ep->fd, COSCHED_IOC_WAIT, &w) ? -errno : 0;
-	while (ret == -EINTR);
-	disarm(c);
-	return ret == -ETIMEDOUT ? 0 : ret;
+	ret = sleep_once(ep, seen);
+	disarm(ep);
+	return ret;
 }
 
 /* Lower ourselves until the next arrival and boost a local endpoint. */
-static int yield(struct cosched_ep *ep)
+static int yield(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
+		 bool *lowered)
 {
 	struct cosched_yield y = {
 		.seen = __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE),
 	};
 
+	arm(ep, COSCHED_ARMED_YIELD);
+	if (ready(arg))
+		return 1;
 	if (ioctl(ep->fd, COSCHED_IOC_YIELD, &y))
 		return errno == EINTR ? 0 : -errno;
-	if (y.lowered)
+	if (y.lowered) {
 		COUNT(ep, yields);
+		*lowered = true;
+	}
 	return 0;
 }
 
-static int wait_loop(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
-		     int req, uint64_t no_bell_ns)
+/*
+ * A yield ends when the module sees the message arrive.  One that came
+ * another way (the TCP transport, a transport of cosched_wait()'s caller
+ * without a BPF hook) ends here.
+ */
+static void end_yield(struct cosched_ep *ep)
 {
-	struct cosched_ctrl *c = ep->ctrl;
-	uint64_t spin_ns, timeout;
+	struct cosched_yield y = {
+		.seen = __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE),
+		.flags = COSCHED_YIELD_END,
+	};
+
+	disarm(ep);
+	if (__atomic_load_n(&ep->ctrl->state, __ATOMIC_RELAXED) &
+	    COSCHED_STATE_YIELDED)
+		ioctl(ep->fd, COSCHED_IOC_YIELD, &y);
+}
+
+static uint64_t spin_ns(struct cosched_ep *ep, int mode)
+{
+	uint64_t ns = ep->spin_ns >= 0 ? (uint64_t)ep->spin_ns :
+		__atomic_load_n(&ep->ctrl->spin_us, __ATOMIC_RELAXED) * 1000ull;
+
+	if (mode == COSCHED_MODE_POLL)
+		return POLL_CHUNK_NS;
+	if (mode == COSCHED_MODE_YIELD && ns < YIELD_MIN_NS)
+		return YIELD_MIN_NS;
+	return ns;
+}
+
+static int wait_loop(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
+		     int req)
+{
+	bool lowered = false;
 	int mode, ret;
 
 	for (;;) {
 		/* Re-resolved every round: the policy can change under us. */
 		mode = ep_mode(ep, req);
-		spin_ns = __atomic_load_n(&c->spin_us, __ATOMIC_RELAXED) * 1000ull;
-		if (mode == COSCHED_MODE_POLL)
-			spin_ns = POLL_CHUNK_NS;
-		else if (mode == COSCHED_MODE_YIELD && spin_ns < YIELD_MIN_NS)
-			spin_ns = YIELD_MIN_NS;
-		if (spin(ready, arg, spin_ns)) {
+		if (spin(ready, arg, spin_ns(ep, mode))) {
 			COUNT(ep, spin_hits);
-			return 0;
+			ret = 0;
+			break;
 		}
+		ret = ep_check_lost(ep);
+		if (ret)
+			break;
 		switch (mode) {
 		case COSCHED_MODE_POLL:
 			continue;
 		case COSCHED_MODE_BLOCK:
-			timeout = ep_policy_rings(c) ? 0 : no_bell_ns;
-			ret = block(ep, ready, arg, timeout);
+			ret = block(ep, ready, arg);
 			break;
 		case COSCHED_MODE_YIELD:
-			ret = yield(ep);
+			ret = yield(ep, ready, arg, &lowered);
 			break;
 		default:
-			return -EINVAL;
+			ret = -EINVAL;
 		}
+		if (ret == -ECONNRESET)
+			ret = ep_check_lost(ep) ? -ECONNRESET : 0;
 		if (ret < 0)
-			return ret;
-		if (ret > 0 || ready(arg))
-			return 0;
+			break;
+		if (ret > 0 || ready(arg)) {
+			ret = 0;
+			break;
+		}
 	}
+	if (ep_has_module(ep))
+		(lowered ? end_yield : disarm)(ep);
+	return ret;
 }
 
 int ep_wait_ring(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
@@ -176,7 +248,7 @@ int ep_wait_ring(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 	int ret;
 
 	__atomic_store_n(&ep->ctrl->waiting, 1, __ATOMIC_RELAXED);
-	ret = wait_loop(ep, ready, arg, mode, NO_BELL_NS);
+	ret = wait_loop(ep, ready, arg, mode);
 	__atomic_store_n(&ep->ctrl->waiting, 0, __ATOMIC_RELAXED);
 	return ret;
 }
@@ -191,8 +263,7 @@ PUBLIC int cosched_wait(struct cosched_ep *ep, bool (*ready)(void *),
 	if (ready(arg))
 		return 0;
 	__atomic_store_n(&ep->ctrl->waiting, 1, __ATOMIC_RELAXED);
-	/* Other transports bump arrivals themselves: no timeout. */
-	ret = wait_loop(ep, ready, arg, mode, 0);
+	ret = wait_loop(ep, ready, arg, mode);
 	__atomic_store_n(&ep->ctrl->waiting, 0, __ATOMIC_RELAXED);
 	return ret;
 }

@@ -247,12 +247,21 @@ static void run_policy(const char *policy, uint64_t job)
 	       (unsigned long long)st.module.yields);
 	check(st.sends == rounds && st.receives == rounds,
 	      "%s: library counted %u sends and receives", policy, rounds);
-	check(st.doorbells == (rings ? rounds : 0),
-	      "%s: doorbells rung by %s sends (%llu)", policy,
-	      rings ? "all" : "no", (unsigned long long)st.doorbells);
-	check(st.module.arrivals == (rings ? rounds : 0),
-	      "%s: the module saw %s arrivals (%llu)", policy,
-	      rings ? "the child's" : "no", (unsigned long long)st.module.arrivals);
+	/*
+	 * Senders ring only a receiver that is armed (about to block, or
+	 * yielded): under local never, under sb and sy for the held-back
+	 * messages and a few races, far from every send.
+	 */
+	check(rings ? st.doorbells > 0 && st.doorbells < rounds / 2 :
+		      st.doorbells == 0,
+	      "%s: doorbells only when needed: %llu of %u sends", policy,
+	      (unsigned long long)st.doorbells, rounds);
+	check(rings ? st.module.arrivals > 0 &&
+		      st.module.arrivals >= st.module.wakeups :
+		      st.module.arrivals == 0,
+	      "%s: the child rang %llu times, at least once per wake-up (%llu)",
+	      policy, (unsigned long long)st.module.arrivals,
+	      (unsigned long long)st.module.wakeups);
 	if (blocks) {
 		check(st.blocks > 0 && st.module.blocks > 0,
 		      "sb: receiver blocked (library %llu, module %llu)",

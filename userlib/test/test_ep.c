@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test_ep - host unit tests of the endpoint layer (send, recv, probe,
- * wait modes, doorbell decision, counters) on a fake endpoint whose
- * control page and own ring are plain memory and whose file is -1: no
- * module.  Anything that reaches the kernel fails with -EBADF, which the
- * tests use to see that it was (or was not) reached.  TAP output.
+ * wait modes, doorbell decision, peer loss, spin, callback mode,
+ * counters) on a fake endpoint whose control page and own ring are plain
+ * memory and whose file is /dev/null.  Anything that reaches the kernel
+ * fails with -ENOTTY, which the tests use to see that it was (or was not)
+ * reached.  TAP output.
  */
 #define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +33,8 @@ static struct cosched_ep *fake_ep(uint32_t policy, uint32_t wait_mode)
 	memset(data, 0, 4096);
 	hdr->data_size = 4096;
 	hdr->data_offset = 4096;
-	ep->fd = -1;
+	ep->fd = open("/dev/null", O_RDWR);
+	ep->spin_ns = -1;
 	ep->job = 1;
 	ep->rank = 0;
 	ep->size = 2;
@@ -57,38 +61,64 @@ static void fake_free(struct cosched_ep *ep)
 	free(ep->own.v.data);
 	free(ep->ctrl);
 	free(ep->peers);
+	close(ep->fd);
 	pthread_mutex_destroy(&ep->map_lock);
 	free(ep);
+}
+
+/* Did a send to ourselves ring (reach the kernel)? */
+static bool send_rings(struct cosched_ep *ep)
+{
+	char out[8];
+	int r = cosched_send(ep, 0, "m", 1);
+
+	cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL);
+	return r == -ENOTTY;
 }
 
 static void test_doorbell_rule(void)
 {
 	static const struct {
-		uint32_t policy, wait_mode;
-		bool rings;
+		uint32_t policy;
+		bool on_arrival;
 		const char *name;
 	} t[] = {
-		{ COSCHED_POLICY_LOCAL, COSCHED_WAIT_BUSY, false, "local" },
-		{ COSCHED_POLICY_SB, COSCHED_WAIT_BLOCK, true, "sb" },
-		{ COSCHED_POLICY_SY, COSCHED_WAIT_YIELD, true, "sy" },
-		{ COSCHED_POLICY_DCS, COSCHED_WAIT_BUSY, true, "dcs" },
-		{ COSCHED_POLICY_DCS_SB, COSCHED_WAIT_BLOCK, true, "dcs-sb" },
-		{ COSCHED_POLICY_DCS_SY, COSCHED_WAIT_YIELD, true, "dcs-sy" },
-		{ COSCHED_POLICY_PB, COSCHED_WAIT_BUSY, false, "pb" },
-		{ COSCHED_POLICY_PBT, COSCHED_WAIT_BUSY, false, "pbt" },
-		{ COSCHED_POLICY_PB_SB, COSCHED_WAIT_BLOCK, true, "pb-sb" },
-		{ COSCHED_POLICY_PB_SY, COSCHED_WAIT_YIELD, true, "pb-sy" },
+		{ COSCHED_POLICY_LOCAL, false, "local" },
+		{ COSCHED_POLICY_SB, false, "sb" },
+		{ COSCHED_POLICY_SY, false, "sy" },
+		{ COSCHED_POLICY_DCS, true, "dcs" },
+		{ COSCHED_POLICY_DCS_SB, true, "dcs-sb" },
+		{ COSCHED_POLICY_DCS_SY, true, "dcs-sy" },
+		{ COSCHED_POLICY_PB, false, "pb" },
+		{ COSCHED_POLICY_PBT, false, "pbt" },
+		{ COSCHED_POLICY_PB_SB, false, "pb-sb" },
+		{ COSCHED_POLICY_PB_SY, false, "pb-sy" },
 	};
-	struct cosched_ctrl c;
+	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_LOCAL, COSCHED_WAIT_BUSY);
+	struct cosched_ring *h = ep->own.v.hdr;
+	struct cosched_ep_stats st;
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		memset(&c, 0, sizeof(c));
-		c.policy = t[i].policy;
-		c.wait_mode = t[i].wait_mode;
-		check(ep_policy_rings(&c) == t[i].rings, "doorbell under %s: %s",
-		      t[i].name, t[i].rings ? "rings" : "silent");
+		ep->ctrl->policy = t[i].policy;
+		h->armed = COSCHED_ARMED_NONE;
+		h->on_cpu = 1;
+		check(!send_rings(ep), "%s, receiver running: silent", t[i].name);
+		h->on_cpu = 0;
+		check(send_rings(ep) == t[i].on_arrival,
+		      "%s, receiver off its CPU: %s", t[i].name,
+		      t[i].on_arrival ? "rings" : "silent");
+		h->on_cpu = 1;
+		h->armed = COSCHED_ARMED_BLOCK;
+		check(send_rings(ep), "%s, receiver armed to block: rings",
+		      t[i].name);
+		h->armed = COSCHED_ARMED_YIELD;
+		check(send_rings(ep), "%s, receiver yielded: rings", t[i].name);
 	}
+	cosched_stats(ep, &st);
+	check(st.sends == 40 && st.receives == 40,
+	      "40 sends, 40 receives counted");
+	fake_free(ep);
 }
 
 static void test_modes(void)
@@ -146,21 +176,122 @@ static void test_self_send(void)
 	      "send max+1: -EMSGSIZE");
 	check(cosched_recv(ep, &src, out, sizeof(out), 77) == -EINVAL,
 	      "recv with a bad mode: -EINVAL");
-	check(cosched_stats(ep, &st) == -EBADF && st.sends == 1 &&
+	check(cosched_stats(ep, &st) == -ENOTTY && st.sends == 1 &&
 	      st.doorbells == 0 && st.receives == 1,
-	      "stats: 1 send, 0 doorbells, 1 receive (module part: -EBADF)");
-	check(ep->ctrl->consumed == 0, "unannounced message not counted consumed");
-	/* A sender that rang marks the record; the receiver counts it. */
-	ring_try_put(&ep->own.v, 1, true, "abc", 3);
-	check(cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_POLL) == 3 &&
-	      src == 1 && ep->ctrl->consumed == 1,
-	      "announced message counted in ctrl->consumed");
-	ep->ctrl->policy = COSCHED_POLICY_SB;
-	ep->ctrl->wait_mode = COSCHED_WAIT_BLOCK;
-	check(cosched_send(ep, 0, "bell", 4) == -EBADF,
-	      "under sb the send rings (reaches the kernel)");
-	check(cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_POLL) == 4 &&
-	      ep->ctrl->consumed == 2, "rung message delivered and counted");
+	      "stats: 1 send, 0 doorbells, 1 receive (module part: -ENOTTY)");
+	/* consumed: the arrivals read before the ring was found empty. */
+	ep->ctrl->arrivals = 7;
+	cosched_send(ep, 0, "a", 1);
+	cosched_send(ep, 0, "b", 1);
+	cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_POLL);
+	check(ep->ctrl->consumed == 0, "one of two taken: consumed stays");
+	cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_POLL);
+	check(ep->ctrl->consumed == 7, "ring drained: consumed = arrivals");
+	ep->own.v.hdr->flags = COSCHED_RING_CLOSED;
+	check(cosched_send(ep, 0, "x", 1) == -EPIPE,
+	      "send to a closed endpoint: -EPIPE");
+	ep->own.v.hdr->flags = COSCHED_RING_LOST;
+	check(cosched_send(ep, 0, "x", 1) == -EPIPE,
+	      "send to a lost endpoint: -EPIPE");
+	ep->own.v.hdr->flags = 0;
+	fake_free(ep);
+}
+
+static void test_lost_peer(void)
+{
+	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_LOCAL, COSCHED_WAIT_BUSY);
+	char out[8];
+
+	ep->ctrl->peers_lost = 1;
+	check(cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL) ==
+	      -ECONNRESET && ep->ctrl->lost_seen == 1,
+	      "a lost peer fails the wait once: -ECONNRESET, lost_seen set");
+	cosched_send(ep, 0, "m", 1);
+	check(cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL) == 1,
+	      "the next receive works");
+	ep->ctrl->peers_lost = 2;
+	cosched_send(ep, 0, "m", 1);
+	check(cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL) == 1,
+	      "a message already there comes before the news of a loss");
+	fake_free(ep);
+}
+
+static void test_spin(void)
+{
+	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_SB, COSCHED_WAIT_BLOCK);
+
+	check(cosched_get_spin(ep) == 10, "spin: the module's by default");
+	check(cosched_set_spin(ep, 5) == 0 && cosched_get_spin(ep) == 5,
+	      "spin: set to 5 us");
+	check(cosched_set_spin(ep, COSCHED_SPIN_MAX_US + 1) == -ERANGE &&
+	      cosched_get_spin(ep) == 5, "spin: beyond the maximum: -ERANGE");
+	check(cosched_set_spin(ep, -3) == -EINVAL, "spin: -3: -EINVAL");
+	check(cosched_set_spin(ep, COSCHED_SPIN_AUTO) < 0 &&
+	      cosched_get_spin(ep) == 5,
+	      "spin auto without a working module: error, unchanged");
+	check(cosched_set_spin(ep, COSCHED_SPIN_MODULE) == 0 &&
+	      cosched_get_spin(ep) == 10, "spin: back to the module's");
+	setenv("COSCHED_SPIN_US", "12", 1);
+	check(ep_spin_from_env(ep) == 0 && cosched_get_spin(ep) == 12,
+	      "COSCHED_SPIN_US=12");
+	setenv("COSCHED_SPIN_US", "12x", 1);
+	check(ep_spin_from_env(ep) == -EINVAL, "COSCHED_SPIN_US=12x: -EINVAL");
+	unsetenv("COSCHED_SPIN_US");
+	check(ep_spin_from_env(ep) == 0 && cosched_get_spin(ep) == 10,
+	      "COSCHED_SPIN_US unset: the module's");
+	fake_free(ep);
+}
+
+struct got {
+	int n, errors;
+	uint32_t src[4];
+	char text[4][8];
+};
+
+static void on_msg(void *arg, int status, uint32_t src, const void *buf,
+		   size_t len)
+{
+	struct got *g = arg;
+
+	if (status) {
+		g->errors++;
+		return;
+	}
+	if (g->n < 4 && len < 8) {
+		g->src[g->n] = src;
+		memcpy(g->text[g->n], buf, len);
+	}
+	__atomic_fetch_add(&g->n, 1, __ATOMIC_RELEASE);
+}
+
+static void test_callback(void)
+{
+	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_LOCAL, COSCHED_WAIT_BUSY);
+	struct got g = { 0 };
+	struct timespec ts = { 0, 1000000 };
+	char out[8];
+	int i;
+
+	check(cosched_recv_callback(ep, on_msg, &g, 99) == -EINVAL,
+	      "callback: bad mode -EINVAL");
+	check(cosched_recv_callback(ep, on_msg, &g, COSCHED_MODE_POLL) == 0,
+	      "callback mode on");
+	check(cosched_recv_callback(ep, on_msg, &g, COSCHED_MODE_POLL) ==
+	      -EBUSY, "callback mode twice: -EBUSY");
+	check(cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL) ==
+	      -EBUSY, "recv while in callback mode: -EBUSY");
+	cosched_send(ep, 0, "one", 4);
+	cosched_send(ep, 0, "two", 4);
+	cosched_send(ep, 0, "three", 6);
+	for (i = 0; i < 5000 && __atomic_load_n(&g.n, __ATOMIC_ACQUIRE) < 3; i++)
+		nanosleep(&ts, NULL);
+	check(g.n == 3 && !strcmp(g.text[0], "one") &&
+	      !strcmp(g.text[2], "three") && g.src[1] == 0 && !g.errors,
+	      "callback: three messages in order, from rank 0");
+	check(cosched_recv_callback(ep, NULL, NULL, 0) == 0, "callback mode off");
+	cosched_send(ep, 0, "four", 5);
+	check(cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL) == 5 &&
+	      g.n == 3, "after it: recv gets the next message, not the callback");
 	fake_free(ep);
 }
 
@@ -206,18 +337,19 @@ static void test_waits(void)
 	cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_POLL);
 	cosched_stats(ep, &st);
 	check(st.spin_hits == 2 && st.blocks == 0, "two spin hits, no block");
-	/* Blocking reaches COSCHED_IOC_WAIT (-EBADF here) armed, then disarms. */
+	/* Blocking reaches COSCHED_IOC_WAIT (-ENOTTY here) armed, then disarms. */
 	ep->ctrl->policy = COSCHED_POLICY_SB;
 	ep->ctrl->wait_mode = COSCHED_WAIT_BLOCK;
 	check(cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_DEFAULT) ==
-	      -EBADF, "policy sb: empty ring -> spin, then COSCHED_IOC_WAIT");
+	      -ENOTTY, "policy sb: empty ring -> spin, then COSCHED_IOC_WAIT");
 	cosched_stats(ep, &st);
 	check(st.blocks == 1 && ep->ctrl->armed == COSCHED_ARMED_NONE &&
+	      ep->own.v.hdr->armed == COSCHED_ARMED_NONE &&
 	      ep->ctrl->waiting == 0, "one block; armed and waiting cleared after");
 	ep->ctrl->wait_mode = COSCHED_WAIT_YIELD;
 	check(cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_DEFAULT) ==
-	      -EBADF, "policy sy: empty ring -> spin, then COSCHED_IOC_YIELD");
-	check(cosched_send(ep, 0, "now", 3) == -EBADF &&
+	      -ENOTTY, "policy sy: empty ring -> spin, then COSCHED_IOC_YIELD");
+	check(cosched_send(ep, 0, "now", 3) == 0 &&
 	      cosched_recv(ep, &src, out, sizeof(out), COSCHED_MODE_BLOCK) == 3,
 	      "a message already there is taken without entering the kernel");
 	fake_free(ep);
@@ -230,6 +362,9 @@ int main(void)
 	test_modes();
 	test_self_send();
 	test_waits();
+	test_lost_peer();
+	test_spin();
+	test_callback();
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }

@@ -111,15 +111,15 @@ static void test_sizes(void)
 	for (i = 0; i < 7; i++) {
 		fill(in, (uint32_t)i, sizes[i]);
 		memset(out, 0xee, sizeof(out));
-		r = ring_try_put(&t.v, 3, false, in, sizes[i]);
+		r = ring_try_put(&t.v, 3, in, sizes[i]);
 		check(r == 0, "size %zu: send", sizes[i]);
 		r = ring_get(&t.v, &m, out, sizeof(out));
-		check(r == (ssize_t)sizes[i] && m.src == 3 && !m.rang &&
+		check(r == (ssize_t)sizes[i] && m.src == 3 &&
 		      verify(out, (uint32_t)i, sizes[i]) &&
 		      out[sizes[i]] == 0xee,
 		      "size %zu: received intact, nothing past the end", sizes[i]);
 	}
-	check(ring_try_put(&t.v, 3, false, in, max + 1) == -EMSGSIZE,
+	check(ring_try_put(&t.v, 3, in, max + 1) == -EMSGSIZE,
 	      "size max+1: -EMSGSIZE");
 	check(t.hdr->tail == t.hdr->head, "size max+1 reserved nothing");
 	check(ring_get(&t.v, &m, out, sizeof(out)) == -EAGAIN, "empty: -EAGAIN");
@@ -129,7 +129,7 @@ static void test_sizes(void)
 	tring_free(&t);
 }
 
-static void test_rang_and_small_buf(void)
+static void test_peek_and_small_buf(void)
 {
 	unsigned char in[64], out[64];
 	struct tring t;
@@ -137,9 +137,9 @@ static void test_rang_and_small_buf(void)
 
 	tring_init(&t, 256);
 	fill(in, 9, 40);
-	ring_try_put(&t.v, 70000, true, in, 40);
-	check(ring_peek(&t.v, &m) == 0 && m.len == 40 && m.src == 70000 &&
-	      m.rang, "peek: len, src and the doorbell bit");
+	ring_try_put(&t.v, 70000, in, 40);
+	check(ring_peek(&t.v, &m) == 0 && m.len == 40 && m.src == 70000,
+	      "peek: len and a src beyond 16 bits");
 	check(ring_get(&t.v, &m, out, 39) == -EMSGSIZE,
 	      "buffer too small: -EMSGSIZE");
 	check(ring_get(&t.v, &m, out, 40) == 40 && verify(out, 9, 40),
@@ -159,14 +159,14 @@ static void test_wrap_padding(void)
 	tring_init(&t, 256);
 	/* 100 bytes = a 128-byte record; 40 bytes = 64. */
 	fill(in, 1, 100);
-	ring_try_put(&t.v, 1, false, in, 100);
+	ring_try_put(&t.v, 1, in, 100);
 	ring_get(&t.v, &m, out, sizeof(out));
 	fill(in, 2, 40);
-	ring_try_put(&t.v, 1, false, in, 40);
+	ring_try_put(&t.v, 1, in, 40);
 	ring_get(&t.v, &m, out, sizeof(out));
 	check(t.hdr->tail == 192 && t.hdr->head == 192, "tail at offset 192");
 	fill(in, 3, 100);
-	check(ring_try_put(&t.v, 1, false, in, 100) == 0,
+	check(ring_try_put(&t.v, 1, in, 100) == 0,
 	      "record that would straddle the end is sent");
 	check(t.hdr->tail == 384, "64 bytes of padding, record at 256 (tail %llu)",
 	      (unsigned long long)t.hdr->tail);
@@ -181,7 +181,7 @@ static void test_wrap_padding(void)
 		size_t len = 1 + (size_t)(round * 37) % 112;
 
 		fill(in, (uint32_t)round, len);
-		ok = ring_try_put(&t.v, 2, false, in, len) == 0 &&
+		ok = ring_try_put(&t.v, 2, in, len) == 0 &&
 		     ring_get(&t.v, &m, out, sizeof(out)) == (ssize_t)len &&
 		     verify(out, (uint32_t)round, len);
 	}
@@ -203,7 +203,7 @@ static void test_full(void)
 	/* 20-byte payloads: 48-byte records, 5 fit in 256 (240 bytes). */
 	for (;;) {
 		fill(in, n, 20);
-		if (ring_try_put(&t.v, 0, false, in, 20))
+		if (ring_try_put(&t.v, 0, in, 20))
 			break;
 		n++;
 	}
@@ -211,11 +211,11 @@ static void test_full(void)
 	/* The 16 bytes left at the end become padding, never a record. */
 	check(t.hdr->tail == 256, "full: only padding reserved (tail %llu)",
 	      (unsigned long long)t.hdr->tail);
-	check(ring_try_put(&t.v, 0, false, in, 0) == -EAGAIN &&
+	check(ring_try_put(&t.v, 0, in, 0) == -EAGAIN &&
 	      t.hdr->tail == 256, "full: even a 0-byte record is refused");
 	ring_get(&t.v, &m, out, sizeof(out));
 	fill(in, n, 20);
-	check(ring_try_put(&t.v, 0, false, in, 20) == 0,
+	check(ring_try_put(&t.v, 0, in, 20) == 0,
 	      "after one receive: room again");
 	for (i = 1; i <= n && ok; i++)
 		ok = ring_get(&t.v, &m, out, sizeof(out)) == 20 &&
@@ -236,7 +236,7 @@ static void *put_thread(void *p)
 	unsigned char in[64];
 
 	fill(in, 99, 50);
-	a->ret = ring_put(&a->t->v, 1, false, in, 50, &a->full);
+	a->ret = ring_put(&a->t->v, 1, in, 50, NULL, NULL, &a->full);
 	return NULL;
 }
 
@@ -252,8 +252,8 @@ static void test_full_waits(void)
 
 	tring_init(&t, 256);
 	fill(in, 5, 100);
-	ring_try_put(&t.v, 0, false, in, 100);
-	ring_try_put(&t.v, 0, false, in, 100);
+	ring_try_put(&t.v, 0, in, 100);
+	ring_try_put(&t.v, 0, in, 100);
 	tail = t.hdr->tail;
 	a.t = &t;
 	a.ret = 1;
@@ -293,7 +293,7 @@ static void *sender_thread(void *p)
 		len = 4 + rand_r(&s->seed) % 200;
 		memcpy(buf, &seq, 4);
 		fill(buf + 4, seq ^ s->id, len - 4);
-		if (ring_put(&s->t->v, s->id, false, buf, len, &full))
+		if (ring_put(&s->t->v, s->id, buf, len, NULL, NULL, &full))
 			abort();
 	}
 	return NULL;
@@ -364,7 +364,7 @@ static void test_fuzz(void)
 			size_t len = (size_t)rand() % (t.v.max_msg + 1);
 
 			fill(in, sent, len);
-			r = ring_try_put(&t.v, 7, false, in, len);
+			r = ring_try_put(&t.v, 7, in, len);
 			if (r == 0)
 				lens[sent++ % 64] = len;
 			else
@@ -393,7 +393,7 @@ static void test_malformed(void)
 	uint32_t *w;
 
 	tring_init(&t, 512);
-	ring_try_put(&t.v, 0, false, out, 10);
+	ring_try_put(&t.v, 0, out, 10);
 	ring_get(&t.v, &m, out, sizeof(out));	/* head = 32 */
 	tag = (uint64_t *)((char *)t.data + 32);
 	w = (uint32_t *)(tag + 1);
@@ -436,7 +436,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_view();
 	test_sizes();
-	test_rang_and_small_buf();
+	test_peek_and_small_buf();
 	test_wrap_padding();
 	test_full();
 	test_full_waits();

@@ -58,6 +58,7 @@ enum cosched_wait_mode {
 /* cosched_ctrl.armed values, written by the owner. */
 #define COSCHED_ARMED_NONE	0
 #define COSCHED_ARMED_BLOCK	1	/* about to block: senders must ring */
+#define COSCHED_ARMED_YIELD	2	/* yielded: senders must ring */
 
 /**
  * struct cosched_ctrl - the control page of one endpoint
@@ -70,21 +71,29 @@ enum cosched_wait_mode {
  * @wait_mode: the active enum cosched_wait_mode.
  * @spin_us: how long to spin before blocking or yielding.
  * @endpoint_id: the id COSCHED_IOC_CREATE returned.
+ * @peers_lost: endpoints of this job whose owner went away without
+ *	COSCHED_IOC_DESTROY (killed, or exited without closing), ever.
  * @__kernel_pad: fills the kernel's cache line; reads as 0.
- * @consumed: owner-written: messages the owner has consumed.
+ * @consumed: owner-written: the arrival count up to which the owner has
+ *	consumed everything (see below).
  * @armed: owner-written: COSCHED_ARMED_* value.
  * @waiting: owner-written: 1 while the owner waits for a message.
+ * @lost_seen: owner-written: the @peers_lost value the owner has dealt
+ *	with; COSCHED_IOC_WAIT fails with -ECONNRESET and poll() reports
+ *	EPOLLERR while the two differ.
  * @__user_pad: fills the owner's cache line; ignored.
  *
  * One page, mmap()ed at offset 0 of the file that owns the endpoint
  * (MAP_SHARED, length exactly the page size).  The first cache line is
  * written by the kernel only; the second by the owner only.  The kernel
  * never trusts the owner's fields for safety: they only steer heuristics
- * (pending = arrivals - consumed).
+ * (pending = arrivals - consumed) and the owner's own waits.  An owner
+ * that drained everything sets @consumed to the @arrivals it read before
+ * it found nothing left.
  *
- * A sender that bypasses the kernel must ring the endpoint's doorbell
- * (COSCHED_IOC_DOORBELL) when @on_cpu is 0, when @armed is not
- * %COSCHED_ARMED_NONE, or when @state has %COSCHED_STATE_YIELDED.
+ * Senders cannot see this page; what they need to decide whether to ring
+ * the doorbell is mirrored in the receive ring's header (struct
+ * cosched_ring).
  */
 struct cosched_ctrl {
 	__u64 arrivals;
@@ -96,12 +105,14 @@ struct cosched_ctrl {
 	__u32 wait_mode;
 	__u32 spin_us;
 	__u64 endpoint_id;
-	__u8  __kernel_pad[16];
+	__u32 peers_lost;
+	__u8  __kernel_pad[12];
 
 	__u64 consumed;
 	__u32 armed;
 	__u32 waiting;
-	__u8  __user_pad[48];
+	__u32 lost_seen;
+	__u8  __user_pad[44];
 };
 
 /**
@@ -180,10 +191,14 @@ struct cosched_wait {
 	__u32 __reserved;
 };
 
+/* cosched_yield.flags */
+#define COSCHED_YIELD_END	(1U << 0)
+
 /**
  * struct cosched_yield - COSCHED_IOC_YIELD argument
  * @seen: the arrival count the caller waits to see change.
- * @flags: none defined yet; must be 0.
+ * @flags: 0, or %COSCHED_YIELD_END: the awaited message came by a way the
+ *	module does not see; end the caller's yield now.
  * @lowered: out: 1 if this call lowered the caller, 0 if it already was
  *	lowered for @seen or a message has already arrived.
  * @target_id: out: endpoint id of the local endpoint boosted, 0 if none.
@@ -239,15 +254,25 @@ struct cosched_stats {
  * @last_send_ns: senders: CLOCK_MONOTONIC time of the newest message.
  * @__send_pad: fills the senders' cache line.
  * @head: owner: bytes consumed, ever.
+ * @armed: owner: COSCHED_ARMED_* value, as in its control page.
  * @__recv_pad: fills the owner's cache line.
  * @data_size: kernel: bytes in the data area, a power of two.
  * @data_offset: kernel: offset of the data area in the mapping.
  * @rank: kernel: the owner's rank.
- * @__kernel_pad: reads as 0.
+ * @flags: kernel: COSCHED_RING_* bits.
  * @endpoint_id: kernel: the owner's endpoint id.
+ * @on_cpu: kernel: 1 while the owner task runs on a CPU (exact).
+ * @__kernel_pad: reads as 0.
  *
  * The ring is writable by every process that maps it, so the kernel keeps
  * its own copy of the fields it writes and trusts none of these.
+ *
+ * The doorbell rule, the thesis's NIC's: after publishing a message, and
+ * a full memory barrier, a sender rings (COSCHED_IOC_DOORBELL) when @armed
+ * is not %COSCHED_ARMED_NONE, or when the policy boosts on arrival and
+ * @on_cpu is 0.  The owner sets @armed, then a full barrier, then looks
+ * at the ring one last time before it blocks or yields; so one of the two
+ * sees the other.
  */
 struct cosched_ring {
 	__u64 tail;
@@ -255,14 +280,21 @@ struct cosched_ring {
 	__u8  __send_pad[48];
 
 	__u64 head;
-	__u8  __recv_pad[56];
+	__u32 armed;
+	__u8  __recv_pad[52];
 
 	__u32 data_size;
 	__u32 data_offset;
 	__u32 rank;
-	__u32 __kernel_pad;
+	__u32 flags;
 	__u64 endpoint_id;
+	__u32 on_cpu;
+	__u32 __kernel_pad;
 };
+
+/* cosched_ring.flags */
+#define COSCHED_RING_CLOSED	(1U << 0)	/* owner destroyed its endpoint */
+#define COSCHED_RING_LOST	(1U << 1)	/* owner went away without that */
 
 #define COSCHED_IOC_MAGIC	0xC5
 

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * guest_modes - libcosched's receive modes and failure cases inside a
+ * guest with cosched.ko loaded (run as root by tests/guest/run.sh):
+ *
+ *   - block and wake under every -sb policy: the receiver really sleeps
+ *     (the module counts a block and a wake-up) and gets the message;
+ *   - yield under every -sy policy: the receiver lowers itself, and its
+ *     nice value is back once the message is in;
+ *   - a receiver blocked on a peer that is killed gets -ECONNRESET, and
+ *     poll() on its file says EPOLLERR;
+ *   - a sender to a closed endpoint gets -EPIPE;
+ *   - a process of another user is refused the job (-EPERM), and a
+ *     process outside the job cannot map its rings;
+ *   - spin "auto" measures a block and wake-up cost;
+ *   - callback mode delivers in order and stops while blocked.
+ *
+ * TAP output; the last line is "N passed, N failed".
+ */
+#define _GNU_SOURCE
+#include <cosched.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+/* How long a sender holds back so that the spin runs out. */
+#define HOLD_MS		30
+
+static uint64_t job_next;
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int sysfs_write(const char *name, const char *val)
+{
+	char path[256];
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", COSCHED_SYSFS_DIR, name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* Send, retrying while the peer has not created its endpoint yet. */
+static int send_retry(struct cosched_ep *ep, uint32_t rank, const void *b,
+		      size_t len)
+{
+	int err, i;
+
+	for (i = 0; i < 5000; i++) {
+		err = cosched_send(ep, rank, b, len);
+		if (err != -ENOENT)
+			return err;
+		nap_ms(1);
+	}
+	return err;
+}
+
+/*
+ * Rank 1 of job: wait for "go", hold HOLD_MS, answer "msg"; then, per the
+ * last word, exit cleanly (close) or get killed.
+ */
+static void peer_main(uint64_t job, bool die)
+{
+	struct cosched_ep *ep;
+	char buf[16];
+
+	if (cosched_open(&ep, job, 1, 2, 0))
+		_exit(2);
+	if (cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_POLL) < 0)
+		_exit(3);
+	nap_ms(HOLD_MS);
+	if (send_retry(ep, 0, "msg", 3))
+		_exit(4);
+	if (die) {
+		nap_ms(HOLD_MS);
+		raise(SIGKILL);
+	}
+	/* Wait for the last word, then leave in order. */
+	cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_POLL);
+	cosched_close(ep);
+	_exit(0);
+}
+
+static pid_t spawn_peer(uint64_t job, bool die)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		peer_main(job, die);
+	return pid;
+}
+
+static void test_block(const char *policy)
+{
+	uint64_t job = ++job_next;
+	struct cosched_ep_stats st;
+	struct cosched_ep *ep;
+	char buf[16];
+	ssize_t n;
+	pid_t pid;
+
+	sysfs_write("policy", policy);
+	if (!check(cosched_open(&ep, job, 0, 2, 0) == 0, "%s: open", policy))
+		return;
+	cosched_set_spin(ep, 0);
+	pid = spawn_peer(job, false);
+	send_retry(ep, 1, "go", 2);
+	n = cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_DEFAULT);
+	cosched_stats(ep, &st);
+	check(n == 3 && st.blocks >= 1 && st.module.blocks >= 1 &&
+	      st.module.wakeups >= 1,
+	      "%s: blocked and woken by the message (blocks %llu, wakeups %llu)",
+	      policy, (unsigned long long)st.module.blocks,
+	      (unsigned long long)st.module.wakeups);
+	send_retry(ep, 1, "end", 3);
+	waitpid(pid, NULL, 0);
+	cosched_close(ep);
+}
+
+static void test_yield(const char *policy)
+{
+	uint64_t job = ++job_next;
+	struct cosched_ep_stats st;
+	struct cosched_ep *ep;
+	int nice_before;
+	char buf[16];
+	ssize_t n;
+	pid_t pid;
+
+	sysfs_write("policy", policy);
+	if (!check(cosched_open(&ep, job, 0, 2, 0) == 0, "%s: open", policy))
+		return;
+	cosched_set_spin(ep, 0);
+	nice_before = getpriority(PRIO_PROCESS, 0);
+	pid = spawn_peer(job, false);
+	send_retry(ep, 1, "go", 2);
+	n = cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_DEFAULT);
+	cosched_stats(ep, &st);
+	check(n == 3 && st.yields >= 1 && st.module.yields >= 1,
+	      "%s: yielded while waiting (yields %llu) and got the message",
+	      policy, (unsigned long long)st.module.yields);
+	check(getpriority(PRIO_PROCESS, 0) == nice_before,
+	      "%s: nice back to %d after the message", policy, nice_before);
+	send_retry(ep, 1, "end", 3);
+	waitpid(pid, NULL, 0);
+	cosched_close(ep);
+}
+
+static int recv_mode(struct cosched_ep *ep, int mode)
+{
+	char buf[16];
+
+	return (int)cosched_recv(ep, NULL, buf, sizeof(buf), mode);
+}
+
+static void test_killed_peer(int mode, const char *name)
+{
+	uint64_t job = ++job_next;
+	struct cosched_ep *ep;
+	struct pollfd pfd;
+	int ret, fd;
+	pid_t pid;
+
+	sysfs_write("policy", "sb");
+	if (cosched_open(&ep, job, 0, 2, 0))
+		return;
+	pid = spawn_peer(job, true);
+	send_retry(ep, 1, "go", 2);
+	recv_mode(ep, mode);		/* "msg"; then it dies */
+	ret = recv_mode(ep, mode);
+	check(ret == -ECONNRESET, "%s: receiver whose peer was killed: %d",
+	      name, ret);
+	waitpid(pid, NULL, 0);
+	check(cosched_send(ep, 1, "x", 1) == -EPIPE,
+	      "%s: send to the killed peer: -EPIPE", name);
+	cosched_close(ep);
+
+	/* poll() on a bare endpoint of a job whose peer dies. */
+	job = ++job_next;
+	fd = open(COSCHED_DEVICE, O_RDWR);
+	{
+		struct cosched_create cr = {
+			.abi_version = COSCHED_ABI_VERSION,
+			.job_id = job,
+		};
+
+		if (ioctl(fd, COSCHED_IOC_CREATE, &cr))
+			check(false, "raw CREATE: %d", -errno);
+	}
+	pid = spawn_peer(job, true);
+	/* Wait until the peer has joined: its rank answers a doorbell. */
+	for (ret = -1; ret && ret < 200; ret++) {
+		struct cosched_doorbell db = { .job_id = job, .rank = 1,
+					       .count = 1 };
+
+		if (!ioctl(fd, COSCHED_IOC_DOORBELL, &db))
+			break;
+		nap_ms(5);
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ret = poll(&pfd, 1, 5000);
+	check(ret == 1 && (pfd.revents & POLLERR),
+	      "%s: poll() on the job's other endpoint: POLLERR (0x%x)", name,
+	      pfd.revents);
+	close(fd);
+}
+
+static void test_closed_peer(void)
+{
+	uint64_t job = ++job_next;
+	struct cosched_ep *ep;
+	pid_t pid;
+
+	sysfs_write("policy", "local");
+	if (cosched_open(&ep, job, 0, 2, 0))
+		return;
+	pid = spawn_peer(job, false);
+	send_retry(ep, 1, "go", 2);
+	recv_mode(ep, COSCHED_MODE_POLL);
+	send_retry(ep, 1, "end", 3);
+	waitpid(pid, NULL, 0);
+	check(cosched_send(ep, 1, "x", 1) == -EPIPE,
+	      "sender to a closed endpoint: -EPIPE");
+	cosched_close(ep);
+}
+
+static void test_other_user(void)
+{
+	uint64_t job = ++job_next;
+	struct cosched_ep *ep;
+	int status, fds[2];
+	pid_t pid;
+
+	if (cosched_open(&ep, job, 0, 2, 0))
+		return;
+	if (pipe(fds))
+		return;
+	pid = fork();
+	if (!pid) {
+		struct cosched_ep *other;
+		void *p;
+		int r1, r2, fd;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(9);
+		r1 = cosched_open(&other, job, 1, 2, 0);
+		/* A job of its own: rank 0 of our job is not in it. */
+		fd = open(COSCHED_DEVICE, O_RDWR);
+		{
+			struct cosched_create cr = {
+				.abi_version = COSCHED_ABI_VERSION,
+				.job_id = job + 1000,
+			};
+
+			ioctl(fd, COSCHED_IOC_CREATE, &cr);
+		}
+		p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+			 (off_t)COSCHED_RING_OFFSET(1));
+		r2 = p == MAP_FAILED ? -errno : 0;
+		if (write(fds[1], &r1, sizeof(r1)) < 0 ||
+		    write(fds[1], &r2, sizeof(r2)) < 0)
+			_exit(8);
+		_exit(0);
+	}
+	close(fds[1]);
+	{
+		int r1 = 1, r2 = 1;
+
+		if (read(fds[0], &r1, sizeof(r1)) != sizeof(r1) ||
+		    read(fds[0], &r2, sizeof(r2)) != sizeof(r2))
+			r1 = r2 = 1;
+		check(r1 == -EPERM, "another user's process joins the job: %d",
+		      r1);
+		check(r2 == -ENOENT,
+		      "a process outside the job maps its ring 1: %d", r2);
+	}
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	cosched_close(ep);
+}
+
+static void test_spin_auto(void)
+{
+	struct cosched_ep *ep;
+	long us;
+	int err;
+
+	sysfs_write("policy", "sb");
+	if (cosched_open(&ep, ++job_next, 0, 1, 0))
+		return;
+	err = cosched_set_spin(ep, COSCHED_SPIN_AUTO);
+	us = cosched_get_spin(ep);
+	check(!err && us > 0 && us < COSCHED_SPIN_MAX_US,
+	      "spin auto: measured block and wake-up, spin %ld us (err %d)",
+	      us, err);
+	cosched_close(ep);
+}
+
+struct got {
+	int n, bad;
+};
+
+static void on_msg(void *arg, int status, uint32_t src, const void *buf,
+		   size_t len)
+{
+	struct got *g = arg;
+
+	if (status || src != 0 || len != sizeof(int) ||
+	    *(const int *)buf != g->n)
+		g->bad++;
+	__atomic_fetch_add(&g->n, 1, __ATOMIC_RELEASE);
+}
+
+static void test_callback(void)
+{
+	struct cosched_ep *ep;
+	struct got g = { 0, 0 };
+	int i;
+
+	sysfs_write("policy", "sb");
+	if (cosched_open(&ep, ++job_next, 0, 1, 0))
+		return;
+	check(cosched_recv_callback(ep, on_msg, &g, COSCHED_MODE_BLOCK) == 0,
+	      "callback mode, blocking");
+	for (i = 0; i < 100; i++) {
+		cosched_send(ep, 0, &i, sizeof(i));
+		if (i % 10 == 0)
+			nap_ms(5);	/* let it block now and then */
+	}
+	for (i = 0; i < 5000 && __atomic_load_n(&g.n, __ATOMIC_ACQUIRE) < 100;
+	     i++)
+		nap_ms(1);
+	check(g.n == 100 && !g.bad, "callback: 100 messages in order (%d, %d bad)",
+	      g.n, g.bad);
+	nap_ms(20);
+	check(cosched_recv_callback(ep, NULL, NULL, 0) == 0,
+	      "callback mode stops while its thread is blocked");
+	cosched_close(ep);
+}
+
+int main(void)
+{
+	static const char *const sb[] = { "sb", "dcs-sb", "pb-sb" };
+	static const char *const sy[] = { "sy", "dcs-sy", "pb-sy" };
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	job_next = (uint64_t)getpid() << 16;
+	for (i = 0; i < 3; i++)
+		test_block(sb[i]);
+	for (i = 0; i < 3; i++)
+		test_yield(sy[i]);
+	test_killed_peer(COSCHED_MODE_BLOCK, "block");
+	test_killed_peer(COSCHED_MODE_POLL, "poll");
+	test_closed_peer();
+	test_other_user();
+	test_spin_auto();
+	test_callback();
+	sysfs_write("policy", "local");
+	printf("1..%d\n", n_test);
+	printf("%d passed, %d failed\n", n_test - n_fail, n_fail);
+	return n_fail ? 1 : 0;
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_shm - the library without the module (the host has none): real
+ * cosched_open() in several processes, messages through rings in POSIX
+ * shared memory, busy-poll waits, the one-time notice, a killed peer, a
+ * closed peer, and a stale ring taken over.  TAP output.
+ */
+#define _GNU_SOURCE
+#include "cosched.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+static uint64_t job_base;
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Open rank of job, retrying while the peer's ring is not there yet. */
+static int send_retry(struct cosched_ep *ep, uint32_t rank, const void *b,
+		      size_t len)
+{
+	int err, i;
+
+	for (i = 0; i < 2000; i++) {
+		err = cosched_send(ep, rank, b, len);
+		if (err != -ENOENT)
+			return err;
+		nap_ms(1);
+	}
+	return err;
+}
+
+/* Rank 1: echo every message back until "bye"; die on "die". */
+static void echo_child(uint64_t job)
+{
+	struct cosched_ep *ep;
+	static char buf[1 << 17];
+	uint32_t src;
+	ssize_t n;
+
+	if (cosched_open(&ep, job, 1, 2, 0))
+		_exit(2);
+	for (;;) {
+		n = cosched_recv(ep, &src, buf, sizeof(buf), COSCHED_MODE_DEFAULT);
+		if (n < 0)
+			_exit(3);
+		if (n == 3 && !memcmp(buf, "die", 3))
+			raise(SIGKILL);
+		if (n == 3 && !memcmp(buf, "bye", 3))
+			break;
+		if (send_retry(ep, src, buf, (size_t)n))
+			_exit(4);
+	}
+	cosched_close(ep);
+	_exit(0);
+}
+
+static pid_t spawn_echo(uint64_t job)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		echo_child(job);
+	return pid;
+}
+
+static void test_echo(void)
+{
+	static char out[1 << 17], in[1 << 17];
+	uint64_t job = job_base + 1;
+	size_t sizes[] = { 0, 1, 15, 16, 17, 4096, 65536, 131056 };
+	struct cosched_ep *ep;
+	ssize_t max;
+	uint32_t src;
+	bool good = true;
+	int status;
+	size_t i, j;
+	pid_t pid;
+
+	check(cosched_open(&ep, job, 0, 2, 0) == 0, "open without the module");
+	pid = spawn_echo(job);
+	max = cosched_max_msg(ep, 0);
+	check(max == 131056, "max message: half of the 256 KiB ring less a header");
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (j = 0; j < sizes[i]; j++)
+			out[j] = (char)(i * 31 + j);
+		good &= send_retry(ep, 1, out, sizes[i]) == 0;
+		good &= cosched_recv(ep, &src, in, sizeof(in),
+				     COSCHED_MODE_BLOCK) == (ssize_t)sizes[i];
+		good &= src == 1 && !memcmp(in, out, sizes[i]);
+	}
+	check(good, "echo of sizes 0 .. max, block mode busy-polls");
+	check(cosched_send(ep, 1, out, (size_t)max + 1) == -EMSGSIZE,
+	      "a message over the limit: -EMSGSIZE");
+	check(send_retry(ep, 1, "bye", 3) == 0 && waitpid(pid, &status, 0) == pid &&
+	      WIFEXITED(status) && WEXITSTATUS(status) == 0, "peer closed cleanly");
+	nap_ms(20);
+	check(cosched_send(ep, 1, "x", 1) == -EPIPE,
+	      "send to a closed peer: -EPIPE");
+	cosched_close(ep);
+}
+
+static void test_killed_peer(void)
+{
+	uint64_t job = job_base + 2;
+	struct cosched_ep *ep;
+	char in[16];
+	int status;
+	pid_t pid;
+
+	check(cosched_open(&ep, job, 0, 2, 0) == 0, "open for the killed-peer test");
+	pid = spawn_echo(job);
+	check(send_retry(ep, 1, "ping", 4) == 0 &&
+	      cosched_recv(ep, NULL, in, sizeof(in), COSCHED_MODE_POLL) == 4,
+	      "peer answers");
+	cosched_send(ep, 1, "die", 3);
+	waitpid(pid, &status, 0);
+	check(cosched_recv(ep, NULL, in, sizeof(in), COSCHED_MODE_BLOCK) ==
+	      -ECONNRESET, "a receiver whose peer was killed: -ECONNRESET");
+	check(cosched_send(ep, 1, "x", 1) == 0,
+	      "a dead peer's ring still takes what fits");
+	/* Its stale ring is taken over by the next process of that rank. */
+	pid = spawn_echo(job);
+	nap_ms(100);
+	check(send_retry(ep, 1, "again", 5) == 0 &&
+	      cosched_recv(ep, NULL, in, sizeof(in), COSCHED_MODE_POLL) == 5,
+	      "a new process took the dead rank's ring over; sends reach it");
+	send_retry(ep, 1, "bye", 3);
+	waitpid(pid, &status, 0);
+	check(cosched_send(ep, 1, "x", 1) == -EPIPE,
+	      "closed and not taken over: -EPIPE");
+	cosched_close(ep);
+}
+
+static void test_rank_taken(void)
+{
+	uint64_t job = job_base + 3;
+	struct cosched_ep *a, *b;
+
+	check(cosched_open(&a, job, 0, 2, 0) == 0, "open rank 0");
+	check(cosched_open(&b, job, 0, 2, 0) == -EEXIST,
+	      "rank 0 again while its owner lives: -EEXIST");
+	cosched_close(a);
+	check(cosched_open(&b, job, 0, 2, 0) == 0, "after close: free again");
+	cosched_close(b);
+	check(cosched_open(&b, job, 2, 2, 0) == -EINVAL, "rank >= size: -EINVAL");
+}
+
+/* The notice goes to stderr once per process, however many endpoints. */
+static void test_says_once(void)
+{
+	int fds[2], n = 0, status;
+	char buf[4096];
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(fds))
+		abort();
+	pid = fork();
+	if (!pid) {
+		struct cosched_ep *a, *b;
+
+		dup2(fds[1], 2);
+		cosched_open(&a, job_base + 4, 0, 2, 0);
+		cosched_open(&b, job_base + 4, 1, 2, 0);
+		cosched_close(a);
+		cosched_close(b);
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((r = read(fds[0], buf, sizeof(buf) - 1)) > 0) {
+		buf[r] = 0;
+		for (char *p = buf; (p = strstr(p, "busy-poll mode")); p++)
+			n++;
+	}
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	check(n == 1, "without the module it says so once (%d times)", n);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	if (!access(COSCHED_DEVICE, F_OK)) {
+		printf("1..0 # SKIP %s exists: these test the fallback\n",
+		       COSCHED_DEVICE);
+		return 0;
+	}
+	job_base = (uint64_t)getpid() << 8;
+	/* First: the notice is said once per process, fork inherits that. */
+	test_says_once();
+	test_echo();
+	test_killed_peer();
+	test_rank_taken();
+	printf("1..%d\n", n_test);
+	return n_fail ? 1 : 0;
+}
