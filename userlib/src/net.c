@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/sockios.h>
 #include <liburing.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -35,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -928,6 +926,18 @@ static void discard_input(int fd)
 		;
 }
 
+/* Has the peer acknowledged our FIN, and so everything before it? */
+static bool fin_acked(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		return true;
+	return ti.tcpi_state != TCP_FIN_WAIT1 &&
+	       ti.tcpi_state != TCP_CLOSING && ti.tcpi_state != TCP_LAST_ACK;
+}
+
 /*
  * Give each peer until the timeout to acknowledge what we sent, goodbye
  * and FIN included: closing with unread input sends a reset, and a reset
@@ -937,13 +947,11 @@ static void wait_acked(struct net *n)
 {
 	int64_t deadline = now_ms() + (int64_t)n->timeout_s * 1000;
 	uint32_t r;
-	int outq;
 
 	for (r = 0; r < n->size; r++) {
 		if (n->c[r].fd < 0)
 			continue;
-		while (!ioctl(n->c[r].fd, SIOCOUTQ, &outq) && outq > 0 &&
-		       now_ms() < deadline)
+		while (!fin_acked(n->c[r].fd) && now_ms() < deadline)
 			usleep(1000);
 	}
 }

@@ -407,7 +407,10 @@ static void *flood_thread(void *arg)
 {
 	struct flood_rx *f = arg;
 
-	f->rc = rx_until(f->n, rx_fn, &f->x, FLOOD_N, 60000);
+	f->rc = rx_until(f->n, rx_fn, &f->x, FLOOD_N, 120000);
+	/* The sender may be blocked on a peer that waits for us: leave. */
+	if (f->rc)
+		_exit(f->rc == -ETIMEDOUT ? 11 : f->rc == -EBADMSG ? 12 : 13);
 	return NULL;
 }
 
@@ -808,23 +811,38 @@ static void test_evfd(void)
 	job_free(&j);
 }
 
-int main(void)
+/*
+ * With an argument, only the tests whose name contains it run; with
+ * "!name", all but those.  (valgrind 3.19 cannot run the flood test: a
+ * thread blocked in io_uring_enter keeps the others from running.)
+ */
+static const char *only;
+
+static void run(const char *name, void (*fn)(void))
+{
+	if (!only || (only[0] == '!' ? !strstr(name, only + 1) :
+				       !!strstr(name, only)))
+		fn();
+}
+
+int main(int argc, char **argv)
 {
 	/* SIGPIPE stays fatal: the library must never raise it. */
+	only = argc > 1 ? argv[1] : NULL;
 	unsetenv("COSCHED_CONNECT_TIMEOUT");
 	next_port = 20000 + (int)(getpid() * 37 % 30000);
 	sizes_init();
-	test_peers_list();
-	test_peers_file();
-	test_sizes();
-	test_flood();
-	test_eagain();
-	test_bye();
-	test_killed();
-	test_timeout();
-	test_mismatch();
-	test_hello();
-	test_evfd();
+	run("peers_list", test_peers_list);
+	run("peers_file", test_peers_file);
+	run("sizes", test_sizes);
+	run("flood", test_flood);
+	run("eagain", test_eagain);
+	run("bye", test_bye);
+	run("killed", test_killed);
+	run("timeout", test_timeout);
+	run("mismatch", test_mismatch);
+	run("hello", test_hello);
+	run("evfd", test_evfd);
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }
