@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mon_sample.c - turn the BPF maps into cumulative per-(job, CPU) counters.
+ *
+ * The BPF side only folds an interval in when it ends (a switch), so a
+ * thread that has been running or asleep for seconds would show nothing
+ * and then a burst.  Each snapshot therefore adds every open interval up
+ * to the moment it read that record; BPF_F_LOCK makes each record one
+ * consistent copy, so the sums never go backwards and the difference of
+ * two snapshots is what happened between them.
+ */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "mon.h"
+#include "monitor.skel.h"
+
+static __u64 since(__u64 now, __u64 t)
+{
+	return now > t ? now - t : 0;
+}
+
+static void add_task(struct mon_snap *s, const struct mon_task *t, __u64 now)
+{
+	__u32 j = t->job, c = t->cpu;
+	int i;
+
+	for (i = 0; i < MON_MAX_CPUS; i++) {
+		s->on[j][i] += t->on_ns[i];
+		s->blocked[j][i] += t->blocked_ns[i];
+		s->preempted[j][i] += t->preempted_ns[i];
+		s->switches[j][i] += t->switches[i];
+	}
+	if (c >= MON_MAX_CPUS)
+		return;
+	if (t->on_since)
+		s->on[j][c] += since(now, t->on_since);
+	else if (t->off_since && t->off_state == MON_OFF_BLOCKED)
+		s->blocked[j][c] += since(now, t->off_since);
+	else if (t->off_since && t->off_state == MON_OFF_PREEMPTED)
+		s->preempted[j][c] += since(now, t->off_since);
+}
+
+int mon_sample(struct monitor_bpf *skel, int njobs, struct mon_snap *s)
+{
+	int tasks_fd = bpf_map__fd(skel->maps.tasks);
+	int jobs_fd = bpf_map__fd(skel->maps.jobs);
+	static struct mon_task t;
+	__u32 key, next, j;
+	struct mon_job job;
+	__u64 now;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->t_ns = mon_now_ns();
+	for (err = bpf_map_get_next_key(tasks_fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(tasks_fd, &key, &next)) {
+		key = next;
+		if (bpf_map_lookup_elem_flags(tasks_fd, &key, &t, BPF_F_LOCK))
+			continue;
+		/* After the copy, so no timestamp in it is later. */
+		now = mon_now_ns();
+		if (t.job < (__u32)njobs)
+			add_task(s, &t, now);
+	}
+	if (errno != ENOENT)
+		return -errno;
+	for (j = 0; j < (__u32)njobs; j++) {
+		if (bpf_map_lookup_elem_flags(jobs_fd, &j, &job, BPF_F_LOCK))
+			return -errno;
+		now = mon_now_ns();
+		s->all_on[j] = job.all_on_ns;
+		if (job.full)
+			s->all_on[j] += since(now, job.since);
+	}
+	return 0;
+}
+
+/* cur - prev, cell by cell; never below zero. */
+void mon_delta(const struct mon_snap *cur, const struct mon_snap *prev,
+	       struct mon_snap *d)
+{
+	const __u64 *a = (const __u64 *)cur, *b = (const __u64 *)prev;
+	__u64 *out = (__u64 *)d;
+	size_t i;
+
+	for (i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		out[i] = a[i] > b[i] ? a[i] - b[i] : 0;
+}
