@@ -165,6 +165,13 @@ struct cosched_ep {
 	u64 acct_since_ns;
 
 	struct cosched_counters stats;
+
+	/* Arrival hooks (hooks.c); the list under cosched_hooks_mutex. */
+	struct list_head hooks;
+	unsigned int nr_hooks;
+	bool hooks_closed;
+	atomic_t hook_events;		/* counted, not yet announced */
+	struct kthread_work hook_work;
 };
 
 /* main.c */
@@ -267,6 +274,20 @@ int cosched_tunable_parse(enum cosched_tunable_id id, const char *buf,
 int cosched_tunable_store(enum cosched_tunable_id id, const char *buf);
 int cosched_tunable_show(enum cosched_tunable_id id, char *buf);
 extern const char * const cosched_tunable_names[COSCHED_NR_TUNABLES];
+
+/* hooks.c */
+int cosched_hooks_init(void);
+void cosched_hooks_exit(void);
+void cosched_hooks_ep_init(struct cosched_ep *ep);
+void cosched_hooks_ep_release(struct cosched_ep *ep);
+int cosched_hook_register(struct cosched_ep *ep,
+			  const struct cosched_hook_reg *reg);
+int cosched_hook_unregister(struct cosched_ep *ep,
+			    const struct cosched_hook_reg *reg);
+/* kfuncs for BPF programs, where module BTF exists. */
+struct sock;
+int cosched_sock_arrival(struct sock *sk);
+int cosched_ring_arrival(u64 ctx);
 
 /* dev.c */
 int cosched_dev_init(void);

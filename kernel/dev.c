@@ -286,6 +286,42 @@ static long cosched_ioc_stats(struct cosched_file *cf, unsigned int cmd,
 }
 
 /**
+ * cosched_ioc_hook() - COSCHED_IOC_REGISTER and _UNREGISTER
+ * @cf: the file whose endpoint gets the arrivals
+ * @cmd: the command, carrying the caller's struct size
+ * @arg: user pointer to struct cosched_hook_reg
+ * @on: register (true) or unregister (false)
+ *
+ * Return: 0; -EINVAL for a short struct, bad flags or reserved bits;
+ * -E2BIG for unknown non-zero trailing bytes; -ENXIO without an endpoint;
+ * otherwise see cosched_hook_register() and cosched_hook_unregister().
+ */
+static long cosched_ioc_hook(struct cosched_file *cf, unsigned int cmd,
+			     unsigned long arg, bool on)
+{
+	struct cosched_hook_reg r;
+	struct cosched_ep *ep;
+	int ret;
+
+	ret = cosched_copy_in(&r, sizeof(r),
+			      COSCHED_V1_SIZE(struct cosched_hook_reg,
+					      __reserved), cmd, arg);
+	if (ret)
+		return ret;
+	if (r.flags || r.__reserved)
+		return -EINVAL;
+	ep = cosched_file_ep(cf);
+	if (!ep)
+		return -ENXIO;
+	if (on)
+		ret = cosched_hook_register(ep, &r);
+	else
+		ret = cosched_hook_unregister(ep, &r);
+	cosched_ep_put(ep);
+	return ret;
+}
+
+/**
  * cosched_ioctl() - dispatch the ioctls of include/uapi/linux/cosched.h
  * @file: an open /dev/cosched
  * @cmd: the ioctl; its size field is the caller's struct size
@@ -320,6 +356,10 @@ static long cosched_ioctl(struct file *file, unsigned int cmd,
 		return cosched_ioc_yield(cf, cmd, arg);
 	case SIZELESS(COSCHED_IOC_STATS):
 		return cosched_ioc_stats(cf, cmd, arg);
+	case SIZELESS(COSCHED_IOC_REGISTER):
+		return cosched_ioc_hook(cf, cmd, arg, true);
+	case SIZELESS(COSCHED_IOC_UNREGISTER):
+		return cosched_ioc_hook(cf, cmd, arg, false);
 	default:
 		return -ENOTTY;
 	}

@@ -206,6 +206,7 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	spin_lock_init(&ep->arrive_lock);
 	init_waitqueue_head(&ep->wq);
 	raw_spin_lock_init(&ep->acct_lock);
+	cosched_hooks_ep_init(ep);
 	ret = cosched_ep_prio_init(ep);
 	if (ret)
 		goto err_task;
@@ -307,6 +308,7 @@ static void cosched_job_peer_lost(struct cosched_ep *lost)
  */
 void cosched_ep_destroy(struct cosched_ep *ep, bool orderly)
 {
+	cosched_hooks_ep_release(ep);
 	mutex_lock(&cosched_mutex);
 	hash_del_rcu(&ep->key_node);
 	list_del(&ep->node);

@@ -39,13 +39,18 @@ static int __init cosched_init(void)
 	ret = cosched_pb_init();
 	if (ret)
 		goto err_oncpu;
-	ret = cosched_dev_init();
+	ret = cosched_hooks_init();
 	if (ret)
 		goto err_pb;
+	ret = cosched_dev_init();
+	if (ret)
+		goto err_hooks;
 	pr_info("cosched: loaded, policy %s\n",
 		cosched_policy_names[cosched_get(COSCHED_T_POLICY)]);
 	return 0;
 
+err_hooks:
+	cosched_hooks_exit();
 err_pb:
 	cosched_pb_exit();
 err_oncpu:
@@ -64,6 +69,7 @@ err_wq:
 static void __exit cosched_exit(void)
 {
 	cosched_dev_exit();
+	cosched_hooks_exit();
 	cosched_pb_exit();
 	cosched_oncpu_exit();
 	rcu_barrier();

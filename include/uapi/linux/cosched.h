@@ -296,6 +296,45 @@ struct cosched_ring {
 #define COSCHED_RING_CLOSED	(1U << 0)	/* owner destroyed its endpoint */
 #define COSCHED_RING_LOST	(1U << 1)	/* owner went away without that */
 
+/* cosched_hook_reg.kind */
+#define COSCHED_HOOK_TCP	1	/* a TCP socket (IPv4 or IPv6, any state) */
+#define COSCHED_HOOK_IO_URING	2	/* an io_uring instance */
+
+/* Registrations per endpoint. */
+#define COSCHED_MAX_HOOKS	64
+
+/**
+ * struct cosched_hook_reg - COSCHED_IOC_REGISTER and _UNREGISTER argument
+ * @fd: a descriptor of the caller's own: the TCP socket or io_uring.
+ * @kind: %COSCHED_HOOK_TCP or %COSCHED_HOOK_IO_URING.
+ * @flags: none defined yet; must be 0.
+ * @__reserved: must be 0.
+ *
+ * After COSCHED_IOC_REGISTER, every arrival on the socket (data queued
+ * for reading, end of stream, error) or the ring (completions posted to
+ * its CQ) counts as an arrival at the endpoint of the file the ioctl is
+ * made on: the arrival count rises, a waiter wakes, a yield ends, the
+ * policy may boost, exactly as for a doorbell.  Events that come in a
+ * burst are announced as one arrival with their number as the count, and
+ * only once they can be read.  The registration keeps the socket or ring
+ * open until COSCHED_IOC_UNREGISTER, the endpoint's destruction, or about
+ * a second after the caller has closed its last descriptor of it.
+ *
+ * Errors: -EBADF for a descriptor not open in the caller; -ENOTSOCK for
+ * %COSCHED_HOOK_TCP on a file that is not a socket; -EINVAL for an
+ * unknown kind, flags or reserved bits, another kind of socket, or a file
+ * that is not an io_uring; -EEXIST if the socket or ring is already
+ * registered (with any endpoint); -ENOSPC beyond %COSCHED_MAX_HOOKS
+ * registrations; -ENXIO if the file has no endpoint.  UNREGISTER: -ENOENT
+ * if it is not registered with this endpoint.
+ */
+struct cosched_hook_reg {
+	__s32 fd;
+	__u32 kind;
+	__u32 flags;
+	__u32 __reserved;
+};
+
 #define COSCHED_IOC_MAGIC	0xC5
 
 /* Module facts; any open file. */
@@ -312,5 +351,9 @@ struct cosched_ring {
 #define COSCHED_IOC_YIELD	_IOWR(COSCHED_IOC_MAGIC, 0x05, struct cosched_yield)
 /* Counters of this file's endpoint. */
 #define COSCHED_IOC_STATS	_IOR(COSCHED_IOC_MAGIC, 0x06, struct cosched_stats)
+/* Report arrivals on a TCP socket or io_uring to this file's endpoint. */
+#define COSCHED_IOC_REGISTER	_IOW(COSCHED_IOC_MAGIC, 0x07, struct cosched_hook_reg)
+/* End such a registration. */
+#define COSCHED_IOC_UNREGISTER	_IOW(COSCHED_IOC_MAGIC, 0x08, struct cosched_hook_reg)
 
 #endif /* _UAPI_LINUX_COSCHED_H */

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arrival hooks: message arrivals on kernel-visible transports (TCP
+ * sockets, io_uring instances) that never pass through a doorbell.
+ *
+ * A process registers one of its own sockets or rings with its endpoint
+ * (COSCHED_IOC_REGISTER).  The registration pins the file, and keeps one
+ * wait-queue entry on the file's poll queue, as epoll would: the kernel
+ * wakes that queue after data is queued on the socket (sk_data_ready) or
+ * after completions are published in the ring's CQ (the CQ tail is
+ * stored first), so an arrival is never announced before the receiver can
+ * see it.  This built-in path needs no BTF and behaves the same on every
+ * kernel; unregistered sockets and rings do not pay anything.
+ *
+ * Where module BTF exists, BPF programs (bpf/arrival.bpf.c) may report the
+ * same events through the kfuncs below instead; the built-in path is then
+ * switched off with the builtin_hooks parameter.  Both end in
+ * cosched_hook_signal().
+ *
+ * An arrival is seen in the waker's context (softirq, or any context that
+ * completes io_uring requests).  cosched_arrive() may boost, which
+ * sleeps, so the hook only counts the event and queues the endpoint's
+ * hook_work on cosched_worker, which announces everything counted since
+ * the work last ran as one cosched_arrive(): bursts coalesce.
+ *
+ * Lifetime: a registration ends at COSCHED_IOC_UNREGISTER, when its
+ * endpoint is destroyed (COSCHED_IOC_DESTROY, or the endpoint's file is
+ * released, at the latest when its process exits), or when the reaper
+ * finds that the registration holds the file's last reference, i.e. the
+ * process has closed every descriptor of it: the reaper runs at each
+ * REGISTER and once a second while registrations exist, so a closed
+ * socket is really closed (FIN sent) within about a second.  rmmod needs
+ * every endpoint gone, hence every registration.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/magic.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include "cosched.h"
+
+/* One registered socket or ring. */
+struct cosched_hook {
+	struct hlist_node hnode;	/* cosched_hook_table, by @key */
+	struct list_head ep_node;	/* ep->hooks */
+	struct cosched_ep *ep;		/* outlives the hook */
+	struct file *file;		/* pinned */
+	const void *key;		/* struct sock * or io_ring_ctx * */
+	u32 kind;
+	wait_queue_head_t *whead;	/* the poll queue we are on */
+	bool extra_queue;		/* the file offered a second one */
+	wait_queue_entry_t wait;
+	poll_table pt;
+	struct rcu_head rcu;
+};
+
+/* Registrations: changes under cosched_hooks_mutex, lookups under RCU. */
+static DEFINE_MUTEX(cosched_hooks_mutex);
+static DEFINE_HASHTABLE(cosched_hook_table, 8);
+static atomic_t cosched_nr_hooks = ATOMIC_INIT(0);
+
+/* The f_op of io_uring files, learnt from the first one registered. */
+static const struct file_operations *cosched_uring_fops;
+
+static bool cosched_builtin_hooks = true;
+module_param_named(builtin_hooks, cosched_builtin_hooks, bool, 0644);
+MODULE_PARM_DESC(builtin_hooks,
+		 "Report arrivals on registered sockets and rings from their poll queues (off while BPF hooks are attached)");
+
+static void cosched_hook_reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(cosched_hook_reaper, cosched_hook_reap_fn);
+
+/* Announce what the hooks counted since the last run, in process context. */
+static void cosched_hook_work_fn(struct kthread_work *work)
+{
+	struct cosched_ep *ep = container_of(work, struct cosched_ep,
+					     hook_work);
+	int n = atomic_xchg(&ep->hook_events, 0);
+
+	if (n > 0 && !READ_ONCE(ep->dead))
+		cosched_arrive(ep, min_t(u32, n, COSCHED_MAX_DOORBELL));
+	cosched_ep_put(ep);
+}
+
+/*
+ * Count one arrival on @ep and make sure hook_work runs after it.  Any
+ * context; @ep must not be freed before the caller's RCU read section
+ * or wait-queue lock ends.
+ */
+static void cosched_hook_signal(struct cosched_ep *ep)
+{
+	if (!refcount_inc_not_zero(&ep->ref))
+		return;
+	atomic_inc(&ep->hook_events);
+	/* Already queued: it will announce this one too. */
+	if (!kthread_queue_work(cosched_worker, &ep->hook_work))
+		cosched_ep_put(ep);
+}
+
+/* The poll queue's wake-up: under its lock, in the waker's context. */
+static int cosched_hook_wake(wait_queue_entry_t *wait, unsigned int mode,
+			     int sync, void *key)
+{
+	struct cosched_hook *h = container_of(wait, struct cosched_hook, wait);
+	__poll_t mask = key_to_poll(key);
+
+	if (!READ_ONCE(cosched_builtin_hooks))
+		return 0;
+	/* Only write space: nothing arrived. */
+	if (mask && !(mask & (EPOLLIN | EPOLLRDNORM | EPOLLRDHUP |
+			      EPOLLHUP | EPOLLERR)))
+		return 0;
+	cosched_hook_signal(h->ep);
+	return 0;
+}
+
+static void cosched_hook_queue_proc(struct file *file,
+				    wait_queue_head_t *whead, poll_table *pt)
+{
+	struct cosched_hook *h = container_of(pt, struct cosched_hook, pt);
+
+	if (h->whead) {
+		h->extra_queue = true;
+		return;
+	}
+	h->whead = whead;
+	add_wait_queue(whead, &h->wait);
+}
+
+/* Is @file an io_uring instance?  See Documentation/hooks.rst. */
+static bool cosched_file_is_uring(struct file *file)
+{
+	const struct file_operations *known = READ_ONCE(cosched_uring_fops);
+
+	if (known)
+		return file->f_op == known;
+	/*
+	 * io_uring_fops is not exported.  io_uring files are anonymous
+	 * inodes that the kernel names "[io_uring]" (io_uring_get_file()
+	 * on 6.1 and 6.12); once one is seen, its f_op is the test.
+	 */
+	if (file_inode(file)->i_sb->s_magic != ANON_INODE_FS_MAGIC ||
+	    strcmp(file->f_path.dentry->d_name.name, "[io_uring]") ||
+	    !file->f_op->poll || !file->private_data)
+		return false;
+	cmpxchg(&cosched_uring_fops, NULL, file->f_op);
+	return file->f_op == READ_ONCE(cosched_uring_fops);
+}
+
+/* The registry key of @file as @kind, or an ERR_PTR. */
+static const void *cosched_hook_key(struct file *file, u32 kind)
+{
+	struct socket *sock;
+	struct sock *sk;
+
+	switch (kind) {
+	case COSCHED_HOOK_TCP:
+		sock = sock_from_file(file);
+		if (!sock)
+			return ERR_PTR(-ENOTSOCK);
+		sk = sock->sk;
+		if (!sk || sk->sk_type != SOCK_STREAM ||
+		    sk->sk_protocol != IPPROTO_TCP ||
+		    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6))
+			return ERR_PTR(-EINVAL);
+		return sk;
+	case COSCHED_HOOK_IO_URING:
+		if (!cosched_file_is_uring(file))
+			return ERR_PTR(-EINVAL);
+		return file->private_data;	/* struct io_ring_ctx */
+	default:
+		return ERR_PTR(-EINVAL);
+	}
+}
+
+static struct cosched_hook *cosched_hook_find(const void *key, u32 kind)
+{
+	struct cosched_hook *h;
+
+	hash_for_each_possible_rcu(cosched_hook_table, h, hnode,
+				   (unsigned long)key)
+		if (h->key == key && h->kind == kind)
+			return h;
+	return NULL;
+}
+
+/* Unlist and free one registration; under cosched_hooks_mutex. */
+static void cosched_hook_drop(struct cosched_hook *h)
+{
+	lockdep_assert_held(&cosched_hooks_mutex);
+	/* Takes the queue's lock: no wake-up of ours runs after this. */
+	remove_wait_queue(h->whead, &h->wait);
+	hash_del_rcu(&h->hnode);
+	list_del(&h->ep_node);
+	h->ep->nr_hooks--;
+	atomic_dec(&cosched_nr_hooks);
+	fput(h->file);
+	/* A kfunc caller may still be looking at it. */
+	kfree_rcu(h, rcu);
+}
+
+/* Drop registrations whose file only they still hold. */
+static void cosched_hook_reap(void)
+{
+	struct hlist_node *tmp;
+	struct cosched_hook *h;
+	int bkt;
+
+	lockdep_assert_held(&cosched_hooks_mutex);
+	hash_for_each_safe(cosched_hook_table, bkt, tmp, h, hnode)
+		if (file_count(h->file) == 1)
+			cosched_hook_drop(h);
+}
+
+static void cosched_hook_reap_fn(struct work_struct *work)
+{
+	mutex_lock(&cosched_hooks_mutex);
+	cosched_hook_reap();
+	if (atomic_read(&cosched_nr_hooks))
+		schedule_delayed_work(&cosched_hook_reaper, HZ);
+	mutex_unlock(&cosched_hooks_mutex);
+}
+
+/**
+ * cosched_hook_register() - report arrivals on one of current's files
+ * @ep: current's endpoint, pinned by the caller
+ * @reg: the validated request (flags and reserved fields are 0)
+ *
+ * The descriptor is resolved in current's file table only, so a process
+ * can register nothing but its own sockets and rings.
+ *
+ * Return: 0; -EBADF for a descriptor that is not open; -ENOTSOCK for a
+ * %COSCHED_HOOK_TCP that is no socket; -EINVAL for another kind of socket
+ * or file, or an unknown kind; -EEXIST if the socket or ring is registered
+ * already (to any endpoint); -ENOSPC beyond %COSCHED_MAX_HOOKS; -ENXIO if
+ * the endpoint is being destroyed; -ENOMEM.
+ */
+int cosched_hook_register(struct cosched_ep *ep,
+			  const struct cosched_hook_reg *reg)
+{
+	struct cosched_hook *h;
+	struct file *file;
+	const void *key;
+	int ret;
+
+	file = fget(reg->fd);	/* a negative fd is not found either */
+	if (!file)
+		return -EBADF;
+	key = cosched_hook_key(file, reg->kind);
+	if (IS_ERR(key)) {
+		ret = PTR_ERR(key);
+		goto err_put;
+	}
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	h->ep = ep;
+	h->file = file;
+	h->key = key;
+	h->kind = reg->kind;
+	init_waitqueue_func_entry(&h->wait, cosched_hook_wake);
+	init_poll_funcptr(&h->pt, cosched_hook_queue_proc);
+
+	mutex_lock(&cosched_hooks_mutex);
+	cosched_hook_reap();
+	if (ep->hooks_closed) {
+		ret = -ENXIO;
+		goto err_unlock;
+	}
+	if (cosched_hook_find(key, reg->kind)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	if (ep->nr_hooks >= COSCHED_MAX_HOOKS) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	vfs_poll(file, &h->pt);
+	if (!h->whead || h->extra_queue) {
+		/* Not the one poll queue of a socket or ring. */
+		if (h->whead)
+			remove_wait_queue(h->whead, &h->wait);
+		ret = -EINVAL;
+		goto err_unlock;
+	}
+	hash_add_rcu(cosched_hook_table, &h->hnode, (unsigned long)key);
+	list_add_tail(&h->ep_node, &ep->hooks);
+	ep->nr_hooks++;
+	if (atomic_inc_return(&cosched_nr_hooks) == 1)
+		schedule_delayed_work(&cosched_hook_reaper, HZ);
+	mutex_unlock(&cosched_hooks_mutex);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&cosched_hooks_mutex);
+	kfree(h);
+err_put:
+	fput(file);
+	return ret;
+}
+
+/**
+ * cosched_hook_unregister() - stop reporting arrivals on one of current's files
+ * @ep: current's endpoint, pinned by the caller
+ * @reg: the validated request (flags and reserved fields are 0)
+ *
+ * Return: 0; -EBADF, -ENOTSOCK, -EINVAL as for cosched_hook_register();
+ * -ENOENT if the socket or ring is not registered with @ep.
+ */
+int cosched_hook_unregister(struct cosched_ep *ep,
+			    const struct cosched_hook_reg *reg)
+{
+	struct cosched_hook *h;
+	struct file *file;
+	const void *key;
+	int ret = -ENOENT;
+
+	file = fget(reg->fd);
+	if (!file)
+		return -EBADF;
+	key = cosched_hook_key(file, reg->kind);
+	if (IS_ERR(key)) {
+		fput(file);
+		return PTR_ERR(key);
+	}
+	mutex_lock(&cosched_hooks_mutex);
+	h = cosched_hook_find(key, reg->kind);
+	if (h && h->ep == ep) {
+		cosched_hook_drop(h);
+		ret = 0;
+	}
+	mutex_unlock(&cosched_hooks_mutex);
+	fput(file);
+	return ret;
+}
+
+/* Called once by cosched_ep_create(), before the endpoint is visible. */
+void cosched_hooks_ep_init(struct cosched_ep *ep)
+{
+	INIT_LIST_HEAD(&ep->hooks);
+	atomic_set(&ep->hook_events, 0);
+	kthread_init_work(&ep->hook_work, cosched_hook_work_fn);
+}
+
+/*
+ * Called once by cosched_ep_destroy(): drops every registration of @ep
+ * and refuses new ones.  A hook_work already queued still holds its own
+ * reference and finds the endpoint dead.
+ */
+void cosched_hooks_ep_release(struct cosched_ep *ep)
+{
+	struct cosched_hook *h, *tmp;
+
+	mutex_lock(&cosched_hooks_mutex);
+	ep->hooks_closed = true;
+	list_for_each_entry_safe(h, tmp, &ep->hooks, ep_node)
+		cosched_hook_drop(h);
+	mutex_unlock(&cosched_hooks_mutex);
+}
+
+/* BTF_KFUNCS_START: 6.9 and later, where BPF tracing may call kfuncs. */
+#if IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES) && defined(BTF_KFUNCS_START)
+#define COSCHED_KFUNCS 1
+
+/*
+ * The BPF side: where module BTF exists, programs attached to the
+ * kernel's TCP receive and io_uring completion paths report through
+ * these.  Both only compare the pointer with registered keys.
+ */
+static int cosched_hook_key_arrival(const void *key, u32 kind)
+{
+	struct cosched_hook *h;
+	int ret = -ENOENT;
+
+	if (!atomic_read(&cosched_nr_hooks))
+		return ret;
+	rcu_read_lock();
+	h = cosched_hook_find(key, kind);
+	if (h) {
+		cosched_hook_signal(h->ep);
+		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+__bpf_kfunc_start_defs();
+
+/**
+ * cosched_sock_arrival() - kfunc: data was queued on a socket
+ * @sk: the socket
+ *
+ * Return: 0 if @sk is registered (its endpoint is told), -ENOENT if not.
+ */
+__bpf_kfunc int cosched_sock_arrival(struct sock *sk)
+{
+	return cosched_hook_key_arrival(sk, COSCHED_HOOK_TCP);
+}
+
+/**
+ * cosched_ring_arrival() - kfunc: completions were posted to an io_uring
+ * @ctx: the ring's struct io_ring_ctx, as an opaque key
+ *
+ * Return: 0 if the ring is registered (its endpoint is told), -ENOENT if
+ * not.
+ */
+__bpf_kfunc int cosched_ring_arrival(u64 ctx)
+{
+	return cosched_hook_key_arrival((const void *)(unsigned long)ctx,
+					COSCHED_HOOK_IO_URING);
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(cosched_kfunc_ids)
+BTF_ID_FLAGS(func, cosched_sock_arrival)
+BTF_ID_FLAGS(func, cosched_ring_arrival)
+BTF_KFUNCS_END(cosched_kfunc_ids)
+
+static const struct btf_kfunc_id_set cosched_kfunc_set = {
+	.owner	= THIS_MODULE,
+	.set	= &cosched_kfunc_ids,
+};
+#endif
+
+/* True once the kfuncs are registered: BPF hooks can be attached. */
+static bool cosched_kfuncs;
+module_param_named(bpf_kfuncs, cosched_kfuncs, bool, 0444);
+MODULE_PARM_DESC(bpf_kfuncs, "The BPF arrival kfuncs are available (read-only)");
+
+int cosched_hooks_init(void)
+{
+#ifdef COSCHED_KFUNCS
+	int ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
+					    &cosched_kfunc_set);
+
+	/* Not fatal: the built-in hooks work without BTF. */
+	if (ret)
+		pr_info("cosched: no BPF arrival kfuncs (%d); built-in hooks only\n",
+			ret);
+	else
+		cosched_kfuncs = true;
+#endif
+	return 0;
+}
+
+/*
+ * No endpoint, hence no registration, is left: every open file pins the
+ * module.  Wait for the reaper and for hook_work items queued last.
+ */
+void cosched_hooks_exit(void)
+{
+	cancel_delayed_work_sync(&cosched_hook_reaper);
+	kthread_flush_worker(cosched_worker);
+}
