@@ -401,12 +401,17 @@ struct flood_rx {
 	struct net *n;
 	struct rx x;
 	int rc;
+	uint32_t sent;		/* by the main thread, so far */
+	uint32_t sent_early;	/* when the receiver started */
 };
 
 static void *flood_thread(void *arg)
 {
 	struct flood_rx *f = arg;
 
+	/* Start late: both senders fill the sockets and block first. */
+	usleep(300 * 1000);
+	f->sent_early = __atomic_load_n(&f->sent, __ATOMIC_RELAXED);
 	f->rc = rx_until(f->n, rx_fn, &f->x, FLOOD_N, 120000);
 	/* The sender may be blocked on a peer that waits for us: leave. */
 	if (f->rc)
@@ -433,10 +438,14 @@ static int flood_rank(void *arg, uint32_t rank)
 		fill(buf, k, len);
 		if (net_send(f.n, 1 - rank, buf, len))
 			return 3;
+		__atomic_store_n(&f.sent, k + 1, __ATOMIC_RELAXED);
 	}
 	pthread_join(t, NULL);
 	if (f.rc || f.x.bad || f.x.got != FLOOD_N)
 		return 4;
+	/* The sender did block on full sockets before anyone received. */
+	if (f.sent_early >= FLOOD_N)
+		return 5;
 	net_close(f.n);
 	return 0;
 }
