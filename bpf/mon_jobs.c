@@ -221,6 +221,7 @@ static void seed_threads(int tasks_fd, int tgid, __u32 job)
 		cpu = p ? atoi(p + 1) : 0;
 		memset(&t, 0, sizeof(t));
 		t.job = job;
+		t.tgid = tgid;
 		t.cpu = cpu < MON_MAX_CPUS ? cpu : 0;
 		t.off_state = MON_OFF_BLOCKED;
 		t.off_since = mon_now_ns();

@@ -28,6 +28,12 @@ const volatile bool have_cgroups = false;
 __u64 attach_ns;			/* just before attaching */
 __u32 job_nranks[MON_MAX_JOBS];		/* ranks that make a job "full" */
 
+/*
+ * The tracked thread each CPU last switched to (0: none), written only by
+ * that CPU's own sched_switch.
+ */
+__u32 cpu_cur[MON_MAX_CPUS];
+
 /* Read by the tool: records the maps had no room for. */
 __u64 dropped_tasks;
 __u64 dropped_ranks;
@@ -118,8 +124,9 @@ static struct mon_rank *rank_of(struct task_struct *p)
 	return rank_from_cgroup(p, tgid);
 }
 
-static struct mon_task *task_get(__u32 tid, __u32 job)
+static struct mon_task *task_get(struct task_struct *p, struct mon_rank *r)
 {
+	__u32 tid = BPF_CORE_READ(p, pid);
 	struct mon_task *t = bpf_map_lookup_elem(&tasks, &tid);
 	__u32 zero = 0;
 	void *init;
@@ -136,7 +143,8 @@ static struct mon_task *task_get(__u32 tid, __u32 job)
 		__sync_fetch_and_add(&dropped_tasks, 1);
 		return NULL;
 	}
-	t->job = job;
+	t->job = r->job;
+	t->tgid = BPF_CORE_READ(p, tgid);
 	return t;
 }
 
@@ -219,7 +227,7 @@ static void add_off(struct mon_task *t, __u64 d)
 static void switch_out(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 		       __u64 now, __u32 why)
 {
-	struct mon_task *t = task_get(BPF_CORE_READ(p, pid), r->job);
+	struct mon_task *t = task_get(p, r);
 	__u64 sum = BPF_CORE_READ(p, se.sum_exec_runtime);
 	__u32 c = cpu & (MON_MAX_CPUS - 1);
 	__u64 ran = 0;
@@ -252,15 +260,15 @@ static void switch_out(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 		rank_step(r, -1, now);
 }
 
-static void switch_in(struct task_struct *p, struct mon_rank *r, __u32 cpu,
+static bool switch_in(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 		      __u64 now)
 {
-	struct mon_task *t = task_get(BPF_CORE_READ(p, pid), r->job);
+	struct mon_task *t = task_get(p, r);
 	__u64 sum = BPF_CORE_READ(p, se.sum_exec_runtime);
 	bool counted;
 
 	if (!t)
-		return;
+		return false;
 	bpf_spin_lock(&t->lock);
 	counted = t->on_since != 0;
 	if (t->off_since && now > t->off_since)
@@ -273,23 +281,59 @@ static void switch_in(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 	bpf_spin_unlock(&t->lock);
 	if (!counted)
 		rank_step(r, 1, now);
+	return true;
+}
+
+/*
+ * This CPU last switched to tracked thread `tid`, and now switches away
+ * from someone else: tid left untraced.  Its on-CPU time still comes out
+ * right at its next switch out (sum_exec_runtime); only its open interval
+ * and its rank's count would stay wrong until then, so end those.  Unless
+ * it has since been switched in elsewhere.
+ */
+static void forget(__u32 tid, __u32 cpu, __u64 now)
+{
+	struct mon_task *t = bpf_map_lookup_elem(&tasks, &tid);
+	bool counted = false;
+	struct mon_rank *r;
+	__u32 tgid;
+
+	if (!t)
+		return;
+	bpf_spin_lock(&t->lock);
+	if (t->cpu == cpu) {
+		counted = t->on_since != 0;
+		t->on_since = 0;
+	}
+	tgid = t->tgid;
+	bpf_spin_unlock(&t->lock);
+	r = counted ? bpf_map_lookup_elem(&ranks, &tgid) : NULL;
+	if (r)
+		rank_step(r, -1, now);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(mon_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 cpu = bpf_get_smp_processor_id(), cur, prev_tid;
 	__u64 now = bpf_ktime_get_ns();
 	struct mon_rank *r;
 
+	/* CPUs past the arrays are not monitored (the tool warns). */
 	if (cpu >= MON_MAX_CPUS)
 		return 0;
+	cpu &= MON_MAX_CPUS - 1;
+	cur = cpu_cur[cpu];
+	prev_tid = BPF_CORE_READ(prev, pid);
+	if (cur && cur != prev_tid)
+		forget(cur, cpu, now);
 	r = rank_of(prev);
 	if (r)
 		switch_out(prev, r, cpu, now, off_state(preempt, prev_state));
+	cpu_cur[cpu] = 0;
 	r = rank_of(next);
-	if (r)
-		switch_in(next, r, cpu, now);
+	if (r && switch_in(next, r, cpu, now))
+		cpu_cur[cpu] = BPF_CORE_READ(next, pid);
 	return 0;
 }

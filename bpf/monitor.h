@@ -33,6 +33,7 @@ enum mon_off_state {
 struct mon_task {
 	struct bpf_spin_lock lock;
 	__u32 job;
+	__u32 tgid;
 	__u32 cpu;		/* CPU it runs on, or last left */
 	__u32 off_state;	/* enum mon_off_state */
 	__u64 on_since;		/* ns; 0 = not known to be on a CPU */
