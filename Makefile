@@ -7,6 +7,7 @@
 # make demo             set up, build, boot a guest, show the policies' effect
 # make check            host tests, then the module suite in 6.1 and 6.12 guests
 # make lint             W=1, sparse and checkpatch --strict on the module
+# make bpf              the BPF programs and cosched-monitor, into build/bpf/
 # make bench-latency    latency, bandwidth, CPU per message and system calls
 #                       of libcosched under every policy, in a 6.12 guest
 
@@ -16,7 +17,7 @@ ROOT := $(CURDIR)
 KERNELS := $(ROOT)/tests/vm/kernels.sh
 KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
 
-.PHONY: all module modules check lint clean tests bench bench-latency userlib demo
+.PHONY: all module modules check lint clean tests bench bench-latency userlib demo bpf
 
 all:
 	@test -d $(KDIR) || { echo "no kernel build tree at $(KDIR): set KDIR, or run 'make modules' for the test kernels"; exit 1; }
@@ -48,6 +49,9 @@ bench-latency: modules bench
 
 userlib:
 	$(MAKE) -C userlib
+
+bpf:
+	$(MAKE) -C bpf
 
 demo:
 	scripts/demo.sh

@@ -21,6 +21,9 @@ PACKAGES=(
 	build-essential qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	sparse linux-source-6.1 python3 clang llvm libbpf-dev bpftool
 	liburing-dev dwarves iproute2
+	# bpf/: cosched-monitor links -lbpf -lelf -lz; tests/bpf pins jobs
+	# with taskset (util-linux)
+	libelf-dev zlib1g-dev util-linux
 	# The MPI baseline (bench/mpi_pingpong.*): both implementations side by
 	# side, each reached through its own wrappers (mpicc.mpich,
 	# mpiexec.openmpi, ...), so neither has to win the mpicc alternative.

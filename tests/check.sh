@@ -33,6 +33,7 @@ start=$(date +%s)
 part setup scripts/setup.sh
 part unit make -s -C tests/unit check
 part userlib make --no-print-directory -s -C userlib check
+part bpf tests/bpf/run.sh
 part lint tests/lint.sh
 part harness tests/vm/selftest.sh
 part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib && echo "1 passed, 0 failed"'
