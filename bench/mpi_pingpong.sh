@@ -16,8 +16,8 @@
 #       bench/mpi_pingpong.sh [-r rounds] [-p none,dcs,...] [-s 8,64,...,1M] [-n iters] [-m "mpich openmpi"]
 #
 #   -r  rounds (default 3)
-#   -p  comma-separated policies, one set of runs each.  "none" leaves the
-#       module alone (not loaded in a fresh guest); any other name loads
+#   -p  comma-separated policies, one set of runs each.  "none" runs
+#       without the module (unloading it if loaded); any other name loads
 #       build/$(uname -r)/cosched.ko if needed and writes the name to
 #       /sys/kernel/cosched/policy.  Default: none.
 #   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
@@ -81,9 +81,13 @@ trap cleanup EXIT
 # (Not run in a subshell: LOADED must survive for the cleanup.)
 set_policy() {
 	if [ "$1" = none ]; then
+		# The baseline of the baseline: no module at all, so not even
+		# its sched_switch probe.  Rounds alternate, so unload it.
+		if [ -d "$SYS" ]; then
+			rmmod cosched || die "policy none: cosched is loaded and will not unload"
+			LOADED=0
+		fi
 		POL=none
-		# Someone else loaded it: say which policy ran, do not change it.
-		[ -r "$SYS/policy" ] && POL=$(sed 's/.*\[\(.*\)\].*/\1/' "$SYS/policy")
 		return 0
 	fi
 	if [ ! -d "$SYS" ]; then
