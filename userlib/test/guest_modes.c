@@ -13,7 +13,10 @@
  *   - a process of another user is refused the job (-EPERM), and a
  *     process outside the job cannot map its rings;
  *   - spin "auto" measures a block and wake-up cost;
- *   - callback mode delivers in order and stops while blocked.
+ *   - callback mode delivers in order and stops while blocked;
+ *   - a job on two nodes (127.0.0.1 and 127.0.0.2): a blocked receiver
+ *     is woken both by its ring and by TCP, under sb and dcs-sb; a killed
+ *     TCP peer gives -ECONNRESET.
  *
  * TAP output; the last line is "N passed, N failed".
  */
@@ -364,6 +367,90 @@ static void test_callback(void)
 	cosched_close(ep);
 }
 
+/*
+ * Ranks 0 and 1 on node 127.0.0.1 (rings), rank 2 on 127.0.0.2 (TCP).
+ * Rank 0 blocks; 1 and 2 each send it N messages after a pause, then 2
+ * waits for "end" (or dies when told to).
+ */
+#define NET_N	20
+
+static void net_rank(uint64_t job, uint32_t rank, bool die)
+{
+	struct cosched_ep *ep;
+	char buf[16];
+	int i;
+
+	if (cosched_open(&ep, job, rank, 3, 0))
+		_exit(2);
+	for (i = 0; i < NET_N; i++) {
+		nap_ms(5);
+		if (send_retry(ep, 0, &i, sizeof(i)))
+			_exit(3);
+	}
+	if (die) {
+		nap_ms(500);	/* after rank 1's messages */
+		raise(SIGKILL);
+	}
+	cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_BLOCK);
+	cosched_close(ep);
+	_exit(0);
+}
+
+static void test_net(const char *policy, bool die)
+{
+	uint64_t job = ++job_next;
+	int next[3] = { 0, 0, 0 }, bad = 0, got = 0, status, ret, i;
+	struct cosched_ep_stats st;
+	struct cosched_ep *ep;
+	char peers[128];
+	pid_t pid[3];
+	uint32_t src;
+
+	sysfs_write("policy", policy);
+	snprintf(peers, sizeof(peers), "127.0.0.1:%u,127.0.0.1:%u,127.0.0.2:%u",
+		 20000 + (unsigned)(job % 10000), 20000 + (unsigned)(job % 10000) + 1,
+		 20000 + (unsigned)(job % 10000) + 2);
+	setenv("COSCHED_PEERS", peers, 1);
+	setenv("COSCHED_CONNECT_TIMEOUT", "20", 1);
+	for (i = 1; i < 3; i++) {
+		pid[i] = fork();
+		if (!pid[i])
+			net_rank(job, (uint32_t)i, die && i == 2);
+	}
+	ret = cosched_open(&ep, job, 0, 3, 0);
+	unsetenv("COSCHED_PEERS");
+	if (!check(ret == 0, "%s: a job on two nodes opens (%d)", policy, ret))
+		goto out;
+	cosched_set_spin(ep, 0);
+	while (got < 2 * NET_N) {
+		ret = (int)cosched_recv(ep, &src, &i, sizeof(i), COSCHED_MODE_BLOCK);
+		if (ret < 0)
+			break;
+		if (src < 1 || src > 2 || i != next[src]++)
+			bad++;
+		got++;
+	}
+	cosched_stats(ep, &st);
+	check(got == 2 * NET_N && !bad && st.blocks > 0,
+	      "%s: blocked %llu times, woken by ring and TCP: %d messages, %d out of order",
+	      policy, (unsigned long long)st.blocks, got, bad);
+	if (die) {
+		ret = (int)cosched_recv(ep, &src, &i, sizeof(i), COSCHED_MODE_BLOCK);
+		check(ret == -ECONNRESET,
+		      "%s: a blocked receiver whose TCP peer was killed: %d",
+		      policy, ret);
+		cosched_send(ep, 1, "end", 3);
+	} else {
+		cosched_send(ep, 1, "end", 3);
+		check(cosched_send(ep, 2, "end", 3) == 0, "%s: send over TCP",
+		      policy);
+	}
+out:
+	for (i = 1; i < 3; i++)
+		waitpid(pid[i], &status, 0);
+	cosched_close(ep);
+}
+
 int main(void)
 {
 	static const char *const sb[] = { "sb", "dcs-sb", "pb-sb" };
@@ -382,6 +469,9 @@ int main(void)
 	test_other_user();
 	test_spin_auto();
 	test_callback();
+	test_net("sb", false);
+	test_net("dcs-sb", false);
+	test_net("sb", true);
 	sysfs_write("policy", "local");
 	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed\n", n_test - n_fail, n_fail);
