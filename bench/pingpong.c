@@ -217,6 +217,9 @@ static void parent_size(const struct mb_opts *o, struct mb_shm *shm,
 			parent_lat(o, shm, s, size, &r, &mean);
 		if (o->what & MB_WHAT_BW)
 			r.mbps = parent_bw(o, shm, s, size);
+		/* Streaming only: iters= says how many messages were streamed. */
+		if (!(o->what & MB_WHAT_LAT))
+			r.iters = mb_bw_msgs(o, size);
 	}
 	if (mean >= 0)
 		snprintf(extra, sizeof(extra), "lat_ns_mean=%.0f", mean);
