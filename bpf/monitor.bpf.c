@@ -111,9 +111,15 @@ static struct mon_rank *rank_from_cgroup(struct task_struct *p, __u32 tgid)
 	return NULL;
 }
 
+/*
+ * prev and next are trusted BTF pointers: their fields are plain loads
+ * (CO-RE-relocated), cheaper than BPF_CORE_READ's helper call on a path
+ * every context switch of the machine takes.  The cgroup walk above
+ * follows pointers the verifier does not trust, hence BPF_CORE_READ there.
+ */
 static struct mon_rank *rank_of(struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tgid = p->tgid;
 	struct mon_rank *r;
 
 	if (!tgid)	/* the idle tasks */
@@ -126,7 +132,7 @@ static struct mon_rank *rank_of(struct task_struct *p)
 
 static struct mon_task *task_get(struct task_struct *p, struct mon_rank *r)
 {
-	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 tid = p->pid;
 	struct mon_task *t = bpf_map_lookup_elem(&tasks, &tid);
 	__u32 zero = 0;
 	void *init;
@@ -144,7 +150,7 @@ static struct mon_task *task_get(struct task_struct *p, struct mon_rank *r)
 		return NULL;
 	}
 	t->job = r->job;
-	t->tgid = BPF_CORE_READ(p, tgid);
+	t->tgid = p->tgid;
 	return t;
 }
 
@@ -205,8 +211,11 @@ static __u32 off_state(bool preempt, unsigned int prev_state)
 	return MON_OFF_BLOCKED;
 }
 
-/* Off-CPU time, by why it left, on the CPU it left. */
-static void add_off(struct mon_task *t, __u64 d)
+/*
+ * Off-CPU time, by why it left, on the CPU it left.  Called with the lock
+ * held, where 6.1's verifier allows no calls: inlined.
+ */
+static __always_inline void add_off(struct mon_task *t, __u64 d)
 {
 	__u32 last = t->cpu & (MON_MAX_CPUS - 1);
 
@@ -228,7 +237,7 @@ static void switch_out(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 		       __u64 now, __u32 why)
 {
 	struct mon_task *t = task_get(p, r);
-	__u64 sum = BPF_CORE_READ(p, se.sum_exec_runtime);
+	__u64 sum = p->se.sum_exec_runtime;
 	__u32 c = cpu & (MON_MAX_CPUS - 1);
 	__u64 ran = 0;
 	bool counted;
@@ -264,7 +273,7 @@ static bool switch_in(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 		      __u64 now)
 {
 	struct mon_task *t = task_get(p, r);
-	__u64 sum = BPF_CORE_READ(p, se.sum_exec_runtime);
+	__u64 sum = p->se.sum_exec_runtime;
 	bool counted;
 
 	if (!t)
@@ -325,7 +334,7 @@ int BPF_PROG(mon_sched_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	cpu &= MON_MAX_CPUS - 1;
 	cur = cpu_cur[cpu];
-	prev_tid = BPF_CORE_READ(prev, pid);
+	prev_tid = prev->pid;
 	if (cur && cur != prev_tid)
 		forget(cur, cpu, now);
 	r = rank_of(prev);
@@ -334,6 +343,6 @@ int BPF_PROG(mon_sched_switch, bool preempt, struct task_struct *prev,
 	cpu_cur[cpu] = 0;
 	r = rank_of(next);
 	if (r && switch_in(next, r, cpu, now))
-		cpu_cur[cpu] = BPF_CORE_READ(next, pid);
+		cpu_cur[cpu] = next->pid;
 	return 0;
 }

@@ -63,11 +63,16 @@ int main(int argc, char **argv)
 	if (child < 0)
 		die("fork");
 	if (child == 0) {
+		/* Only the parent may hold ping's write end, or EOF never comes. */
+		close(ping[1]);
+		close(pong[0]);
 		while (read(ping[0], &b, 1) == 1)
 			if (write(pong[1], &b, 1) != 1)
 				die("write");
 		return 0;
 	}
+	close(ping[0]);
+	close(pong[1]);
 	fprintf(stderr, "pids %d %d\n", getpid(), child);
 	if (wait_go && read(0, &b, 1) < 0)
 		die("read stdin");

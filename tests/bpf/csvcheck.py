@@ -26,8 +26,12 @@ def check(ok, what, why=""):
 
 
 def load(path):
-    with open(path) as f:
-        rows = list(csv.reader(f))
+    try:
+        with open(path) as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        check(False, f"{path}: readable", str(e))
+        sys.exit(1)
     check(rows and rows[0] == HEADER, f"{path}: CSV header", str(rows[:1]))
     out = []
     for r in rows[1:]:

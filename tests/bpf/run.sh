@@ -45,7 +45,10 @@ busy() {
 our_ids() {
 	bpftool -j prog show name mon_sched_switch 2>/dev/null | python3 -c '
 import json, sys
-p = json.load(sys.stdin)
+try:
+    p = json.load(sys.stdin)
+except ValueError:
+    p = []
 p = p if isinstance(p, list) else [p]
 print(" ".join("prog:%d" % x["id"] for x in p) + " " +
       " ".join("map:%d" % m for x in p for m in x.get("map_ids", [])))'
