@@ -41,6 +41,17 @@ busy() {
 	pids+=("$busy_pid")
 }
 
+# wait_for FILE PATTERN: until the monitor has started counting (slow
+# under TCG: load, attach and the CPU sync take seconds there), at most 30 s.
+wait_for() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -qs "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The running monitor's program and map ids, to look for after it exits.
 our_ids() {
 	bpftool -j prog show name mon_sched_switch 2>/dev/null | python3 -c '
@@ -98,7 +109,7 @@ else
 fi
 $B/cosched-monitor -d 2 --job A=$a0,$a1 $jobB --csv "$tmp/comp.csv" 2>"$tmp/comp.err" &
 mon=$!
-sleep 1
+wait_for "$tmp/comp.csv" '^time,'
 ids=$(our_ids)
 wait $mon
 verdict $? "monitor: compete run exits 0" "$(head -c 300 "$tmp/comp.err")"
@@ -117,6 +128,7 @@ done <"$tmp/check.out"
 # 5. Signals end it cleanly, the live view included.
 $B/cosched-monitor --job A=$a0,$a1 --csv "$tmp/int.csv" 2>"$tmp/int.err" &
 mon=$!
+wait_for "$tmp/int.csv" '^time,'
 sleep 1.5
 kill -INT $mon
 wait $mon
@@ -127,7 +139,8 @@ verdict $? "SIGINT: exit 0 with the intervals so far ($rows rows)" "status $st"
 
 $B/cosched-monitor --live --job A=$a0,$a1 >"$tmp/live.out" 2>"$tmp/live.err" &
 mon=$!
-sleep 2.5
+wait_for "$tmp/live.out" DEGREE
+sleep 1.5
 kill -TERM $mon
 wait $mon
 st=$?
