@@ -124,10 +124,18 @@ static int parse(int argc, char **argv, struct options *o)
 	o->interval = 1;
 	while ((opt = getopt_long(argc, argv, "i:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'i': o->interval = atof(optarg); break;
-		case 'd': o->duration = atof(optarg); break;
-		case 'c': o->csv = optarg; break;
-		case 'l': o->live = true; break;
+		case 'i':
+			o->interval = atof(optarg);
+			break;
+		case 'd':
+			o->duration = atof(optarg);
+			break;
+		case 'c':
+			o->csv = optarg;
+			break;
+		case 'l':
+			o->live = true;
+			break;
 		case 'j':
 			if (mon_jobs_add_pids(&o->jobs, optarg))
 				return -1;
@@ -136,8 +144,12 @@ static int parse(int argc, char **argv, struct options *o)
 			if (mon_jobs_add_cgroup(&o->jobs, optarg))
 				return -1;
 			break;
-		case 'h': fputs(usage, stdout); exit(0);
-		default: fputs(usage, stderr); return -1;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			return -1;
 		}
 	}
 	if (optind < argc || o->interval < 0.01 || o->duration < 0) {

@@ -21,7 +21,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by the tool before load: whether to walk cgroups at all. */
+/*
+ * Set by the tool before load: whether to walk cgroups at all.  Explicitly
+ * initialised so that it lands in .rodata, where the verifier sees its
+ * value and drops the walk when it is off.
+ */
 const volatile bool have_cgroups = false;
 
 /* Written by the tool through the mmap'ed .bss. */

@@ -41,9 +41,15 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "n:c:w")) != -1) {
 		switch (opt) {
-		case 'n': rounds = atol(optarg); break;
-		case 'c': cpu = atoi(optarg); break;
-		case 'w': wait_go = 1; break;
+		case 'n':
+			rounds = atol(optarg);
+			break;
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		case 'w':
+			wait_go = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-n ROUNDS] [-c CPU] [-w]\n", argv[0]);
 			return 2;
