@@ -41,11 +41,12 @@ busy() {
 	pids+=("$busy_pid")
 }
 
-# wait_for FILE PATTERN: until the monitor has started counting (slow
-# under TCG: load, attach and the CPU sync take seconds there), at most 30 s.
+# wait_for FILE PATTERN PID: until monitor PID has started counting (slow
+# under TCG: load, attach and the CPU sync take seconds there), at most
+# 30 s, or until it died.
 wait_for() {
-	local i
-	for ((i = 0; i < 300; i++)); do
+	local end=$((SECONDS + 30))
+	while [ $SECONDS -lt $end ] && kill -0 "$3" 2>/dev/null; do
 		grep -qs "$2" "$1" && return 0
 		sleep 0.1
 	done
@@ -109,7 +110,7 @@ else
 fi
 $B/cosched-monitor -d 2 --job A=$a0,$a1 $jobB --csv "$tmp/comp.csv" 2>"$tmp/comp.err" &
 mon=$!
-wait_for "$tmp/comp.csv" '^time,'
+wait_for "$tmp/comp.csv" '^time,' $mon
 ids=$(our_ids)
 wait $mon
 verdict $? "monitor: compete run exits 0" "$(head -c 300 "$tmp/comp.err")"
@@ -128,7 +129,7 @@ done <"$tmp/check.out"
 # 5. Signals end it cleanly, the live view included.
 $B/cosched-monitor --job A=$a0,$a1 --csv "$tmp/int.csv" 2>"$tmp/int.err" &
 mon=$!
-wait_for "$tmp/int.csv" '^time,'
+wait_for "$tmp/int.csv" '^time,' $mon
 sleep 1.5
 kill -INT $mon
 wait $mon
@@ -139,7 +140,7 @@ verdict $? "SIGINT: exit 0 with the intervals so far ($rows rows)" "status $st"
 
 $B/cosched-monitor --live --job A=$a0,$a1 >"$tmp/live.out" 2>"$tmp/live.err" &
 mon=$!
-wait_for "$tmp/live.out" DEGREE
+wait_for "$tmp/live.out" DEGREE $mon
 sleep 1.5
 kill -TERM $mon
 wait $mon
