@@ -39,6 +39,7 @@ modules:
 
 tests:
 	$(MAKE) -C tests/guest
+	$(MAKE) -C bpf/hooks
 
 bench:
 	$(MAKE) -C bench

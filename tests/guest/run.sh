@@ -10,6 +10,7 @@
 #   -k KO         module to load (default $COSCHED_KO or build/$(uname -r)/cosched.ko)
 #   TEST...       run only these (default: all, in the listed order)
 # environment: HAMMER_N (arrivals per hammer run), LATENCY_N (samples),
+#   HOOKS_N (samples per policy of the TCP hook latency, 0 skips it),
 #   COSCHED_VMOUT (logs go to $COSCHED_VMOUT/guest-tests/ when set)
 #
 # Before every test the module is reloaded with its defaults; a test fails
@@ -23,7 +24,8 @@ BIN=$ROOT/build/tests
 KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
 HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
-ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes"
+HOOKS_N=${HOOKS_N:-350}
+ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -47,6 +49,8 @@ spec() {
 	stress)		echo "180 $BIN/stress -p 16 -i 500" ;;
 	pingpong)	echo "180 $ROOT/build/userlib/guest_pingpong" ;;
 	modes)		echo "180 $ROOT/build/userlib/guest_modes" ;;
+	hooks)		echo "240 $BIN/hooks -w 200 -n $HOOKS_N -r 7" ;;
+	hooks-bpf)	echo "180 $ROOT/tests/guest/hooks-bpf.sh 200" ;;
 	*)		return 1 ;;
 	esac
 }
@@ -55,7 +59,7 @@ while getopts lk: opt; do
 	case $opt in
 	l) echo "$ALL" | tr ' ' '\n'; exit 0 ;;
 	k) KO=$OPTARG ;;
-	*) sed -n '8,14s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '8,15s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
