@@ -87,6 +87,18 @@ struct {
 } task_zero SEC(".maps");
 
 /*
+ * An array index the verifier can see is in bounds.  After a range check
+ * the compiler drops a mask as redundant, and 6.1's verifier loses the
+ * range when the index is spilled as 32 bits: the empty asm hides the
+ * value so the mask stays, right where the index is used.
+ */
+static __always_inline __u64 bounded(__u64 i, __u64 size)
+{
+	asm volatile("" : "+r"(i));
+	return i & (size - 1);
+}
+
+/*
  * The job cgroup of a process not yet in `ranks`: its cgroup v2 or one of
  * its ancestors.  Ancestors count so that a job cgroup with per-step or
  * per-task children (as Slurm makes) is still one job.  cgroup->self.parent
@@ -171,7 +183,7 @@ static void job_step(__u32 job, int delta, __u64 now)
 
 	if (job >= MON_MAX_JOBS)
 		return;
-	n = job_nranks[job & (MON_MAX_JOBS - 1)];
+	n = job_nranks[bounded(job, MON_MAX_JOBS)];
 	j = bpf_map_lookup_elem(&jobs, &job);
 	if (!j)
 		return;
@@ -221,7 +233,7 @@ static __u32 off_state(bool preempt, unsigned int prev_state)
  */
 static __always_inline void add_off(struct mon_task *t, __u64 d)
 {
-	__u32 last = t->cpu & (MON_MAX_CPUS - 1);
+	__u64 last = bounded(t->cpu, MON_MAX_CPUS);
 
 	if (t->off_state == MON_OFF_BLOCKED)
 		t->blocked_ns[last] += d;
@@ -242,7 +254,7 @@ static void switch_out(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 {
 	struct mon_task *t = task_get(p, r);
 	__u64 sum = p->se.sum_exec_runtime;
-	__u32 c = cpu & (MON_MAX_CPUS - 1);
+	__u64 c = bounded(cpu, MON_MAX_CPUS);
 	__u64 ran = 0;
 	bool counted;
 
@@ -290,7 +302,7 @@ static bool switch_in(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 	t->off_state = MON_OFF_NONE;
 	t->on_since = now;
 	t->last_sum = sum;
-	t->cpu = cpu & (MON_MAX_CPUS - 1);
+	t->cpu = cpu;
 	bpf_spin_unlock(&t->lock);
 	if (!counted)
 		rank_step(r, 1, now);
@@ -336,17 +348,16 @@ int BPF_PROG(mon_sched_switch, bool preempt, struct task_struct *prev,
 	/* CPUs past the arrays are not monitored (the tool warns). */
 	if (cpu >= MON_MAX_CPUS)
 		return 0;
-	cpu &= MON_MAX_CPUS - 1;
-	cur = cpu_cur[cpu];
+	cur = cpu_cur[bounded(cpu, MON_MAX_CPUS)];
 	prev_tid = prev->pid;
 	if (cur && cur != prev_tid)
 		forget(cur, cpu, now);
 	r = rank_of(prev);
 	if (r)
 		switch_out(prev, r, cpu, now, off_state(preempt, prev_state));
-	cpu_cur[cpu] = 0;
+	cpu_cur[bounded(cpu, MON_MAX_CPUS)] = 0;
 	r = rank_of(next);
 	if (r && switch_in(next, r, cpu, now))
-		cpu_cur[cpu] = next->pid;
+		cpu_cur[bounded(cpu, MON_MAX_CPUS)] = next->pid;
 	return 0;
 }
