@@ -29,9 +29,11 @@ STATIC_ASSERT(offsetof(struct cosched_ring, head) == 64,
 	      "the ring's consumer field has a cache line of its own");
 STATIC_ASSERT(offsetof(struct cosched_ring, data_size) == 128,
 	      "the ring's kernel fields follow");
-STATIC_ASSERT(offsetof(struct cosched_ring, armed) < 128 &&
-	      offsetof(struct cosched_ring, on_cpu) >= 128,
-	      "the doorbell hints sit in their writers' cache lines");
+STATIC_ASSERT(offsetof(struct cosched_ring, on_cpu) >= 128 &&
+	      offsetof(struct cosched_ring, on_cpu) < 192 &&
+	      offsetof(struct cosched_ring, armed) == 192 &&
+	      sizeof(struct cosched_ring) == 256,
+	      "the doorbell hints sit in cache lines nobody writes per message");
 STATIC_ASSERT(offsetof(struct cosched_ctrl, peers_lost) < 64 &&
 	      offsetof(struct cosched_ctrl, lost_seen) >= 64,
 	      "the peer-loss fields sit in their writers' halves");

@@ -53,8 +53,14 @@ static inline bool ep_has_module(const struct cosched_ep *ep)
 	return ep->fd >= 0;
 }
 
+/* A counter any sending thread may bump: an atomic add. */
 #define COUNT(ep, field) \
 	__atomic_fetch_add(&(ep)->cnt.field, 1, __ATOMIC_RELAXED)
+/* A counter only the receiving thread bumps: no locked instruction. */
+#define COUNT_RX(ep, field) \
+	__atomic_store_n(&(ep)->cnt.field, \
+			 __atomic_load_n(&(ep)->cnt.field, __ATOMIC_RELAXED) + 1, \
+			 __ATOMIC_RELAXED)
 
 /* endpoint.c: map a ring at off of fd (header page, then the whole ring). */
 int ep_ring_map(int fd, off_t off, struct ep_ring *r);

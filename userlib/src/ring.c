@@ -22,7 +22,7 @@
  * reserves the rest of the area instead, publishes it as a padding record
  * and starts again at offset 0.  It copies the payload, writes len and
  * src_rank, then the tag with release order (the valid flag is written
- * last), then last_send_ns.
+ * last).  The sender may then stamp last_send_ns (ring_stamp()).
  *
  * Receive: the record at head is ready when its tag reads head + 1
  * (acquire).  The receiver copies it out, zeroes it and advances head by
@@ -80,21 +80,34 @@ static struct rec_hdr *rec_at(struct ring_view *v, uint64_t pos)
  * its end: *pad tells which).  head is read before tail, so head <= tail
  * holds for the two values and the subtraction cannot wrap; the acquire
  * on head orders our writes to the space after the receiver's zeroing.
+ *
+ * The receiver's head lives on a cache line it writes for every message,
+ * so senders work from the head they saw last (head only grows: an old
+ * value only understates the room) and read it again only when that
+ * says the record does not fit.
  */
 static int reserve(struct ring_view *v, uint64_t need, uint64_t *pos,
 		   bool *pad)
 {
 	struct cosched_ring *h = v->hdr;
 	uint64_t head, tail, rsv, room;
+	bool fresh = false;
 
+	head = __atomic_load_n(&v->head_seen, __ATOMIC_ACQUIRE);
 	for (;;) {
-		head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
 		tail = __atomic_load_n(&h->tail, __ATOMIC_RELAXED);
 		room = v->size - (tail & (v->size - 1));
 		*pad = room < need;
 		rsv = *pad ? room : need;
-		if (tail - head + rsv > v->size)
-			return -EAGAIN;
+		if (tail - head + rsv > v->size) {
+			if (fresh)
+				return -EAGAIN;
+			/* Reload both: tail must not be older than head. */
+			head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+			__atomic_store_n(&v->head_seen, head, __ATOMIC_RELEASE);
+			fresh = true;
+			continue;
+		}
 		if (__atomic_compare_exchange_n(&h->tail, &tail, tail + rsv,
 						true, __ATOMIC_RELAXED,
 						__ATOMIC_RELAXED))
@@ -135,9 +148,6 @@ int ring_try_put(struct ring_view *v, uint32_t src, const void *buf,
 	if (len)
 		memcpy(r + 1, buf, len);
 	publish(r, pos, (uint32_t)len, src);
-	/* A hint for the module's pbt/yield target choice: newest wins. */
-	__atomic_store_n(&v->hdr->last_send_ns, cosched_now_ns(),
-			 __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -16,12 +16,16 @@
 #define RING_HDR	16u
 #define RING_PAD_LEN	UINT32_MAX
 
+/* CLOCK_MONOTONIC in ns. */
+uint64_t cosched_now_ns(void);
+
 /* A header page and the data area it describes, as this process sees them. */
 struct ring_view {
 	struct cosched_ring *hdr;
 	unsigned char *data;
 	uint32_t size;		/* data_size, a power of two */
 	uint32_t max_msg;	/* largest payload: size / 2 - RING_HDR */
+	uint64_t head_seen;	/* senders: a head read earlier, <= head */
 };
 
 struct ring_msg {
@@ -50,6 +54,13 @@ int ring_try_put(struct ring_view *v, uint32_t src, const void *buf,
 int ring_put(struct ring_view *v, uint32_t src, const void *buf, size_t len,
 	     int (*check)(void *), void *arg, bool *full);
 
+/* A hint for the module's choice of the newest pending endpoint. */
+static inline void ring_stamp(struct ring_view *v)
+{
+	__atomic_store_n(&v->hdr->last_send_ns, cosched_now_ns(),
+			 __ATOMIC_RELAXED);
+}
+
 /* Does the ring hold a record its owner has not consumed? */
 static inline bool ring_busy(const struct ring_view *v)
 {
@@ -77,7 +88,5 @@ static inline void cosched_cpu_relax(void)
 #endif
 }
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t cosched_now_ns(void);
 
 #endif /* COSCHED_RING_H */

@@ -61,6 +61,24 @@ struct dest {
 	const struct ep_ring *r;
 };
 
+/*
+ * Policies that pick the endpoint with the newest pending message (pbt,
+ * and the yield target of the sy family) need a time stamp per send; the
+ * others are spared the clock read.
+ */
+static bool policy_wants_time(const struct cosched_ctrl *c)
+{
+	switch (__atomic_load_n(&c->policy, __ATOMIC_RELAXED)) {
+	case COSCHED_POLICY_PBT:
+	case COSCHED_POLICY_SY:
+	case COSCHED_POLICY_DCS_SY:
+	case COSCHED_POLICY_PB_SY:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Has the owner of the ring left?  -EPIPE stops a sender. */
 static int ring_gone(void *p)
 {
@@ -95,6 +113,8 @@ static int send_ring(struct cosched_ep *ep, uint32_t rank, const void *buf,
 	if (err)
 		return err;
 	COUNT(ep, sends);
+	if (policy_wants_time(ep->ctrl))
+		ring_stamp(&r->v);
 	/* The message is in the ring; a failed doorbell only delays it. */
 	if (ep_has_module(ep) && needs_doorbell(ep, r))
 		return ep_doorbell(ep, rank);

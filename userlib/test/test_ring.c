@@ -125,7 +125,8 @@ static void test_sizes(void)
 	check(ring_get(&t.v, &m, out, sizeof(out)) == -EAGAIN, "empty: -EAGAIN");
 	check(ring_peek(&t.v, &m) == -EAGAIN, "empty peek: -EAGAIN");
 	check(all_zero(t.data, 4096), "consumed records are zeroed");
-	check(t.hdr->last_send_ns != 0, "last_send_ns set");
+	ring_stamp(&t.v);
+	check(t.hdr->last_send_ns != 0, "ring_stamp sets last_send_ns");
 	tring_free(&t);
 }
 

@@ -254,7 +254,6 @@ struct cosched_stats {
  * @last_send_ns: senders: CLOCK_MONOTONIC time of the newest message.
  * @__send_pad: fills the senders' cache line.
  * @head: owner: bytes consumed, ever.
- * @armed: owner: COSCHED_ARMED_* value, as in its control page.
  * @__recv_pad: fills the owner's cache line.
  * @data_size: kernel: bytes in the data area, a power of two.
  * @data_offset: kernel: offset of the data area in the mapping.
@@ -262,7 +261,12 @@ struct cosched_stats {
  * @flags: kernel: COSCHED_RING_* bits.
  * @endpoint_id: kernel: the owner's endpoint id.
  * @on_cpu: kernel: 1 while the owner task runs on a CPU (exact).
- * @__kernel_pad: reads as 0.
+ * @__kernel_pad: fills the kernel's cache line; reads as 0.
+ * @armed: owner: COSCHED_ARMED_* value, as in its control page.  A cache
+ *	line of its own: the owner writes it only around a block or yield,
+ *	senders read it for every message, and next to @head (written for
+ *	every message) each of those reads would miss.
+ * @__armed_pad: fills that cache line.
  *
  * The ring is writable by every process that maps it, so the kernel keeps
  * its own copy of the fields it writes and trusts none of these.
@@ -280,8 +284,7 @@ struct cosched_ring {
 	__u8  __send_pad[48];
 
 	__u64 head;
-	__u32 armed;
-	__u8  __recv_pad[52];
+	__u8  __recv_pad[56];
 
 	__u32 data_size;
 	__u32 data_offset;
@@ -289,7 +292,10 @@ struct cosched_ring {
 	__u32 flags;
 	__u64 endpoint_id;
 	__u32 on_cpu;
-	__u32 __kernel_pad;
+	__u8  __kernel_pad[36];
+
+	__u32 armed;
+	__u8  __armed_pad[60];
 };
 
 /* cosched_ring.flags */
