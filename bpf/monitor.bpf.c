@@ -158,7 +158,10 @@ static struct mon_task *task_get(struct task_struct *p, struct mon_rank *r)
 	init = bpf_map_lookup_elem(&task_zero, &zero);
 	if (!init)
 		return NULL;
-	/* EEXIST only if the tool seeded it meanwhile: look up again. */
+	/*
+	 * No race to create it: one thread switches on one CPU at a time.
+	 * Failing means the map is full.
+	 */
 	bpf_map_update_elem(&tasks, &tid, init, BPF_NOEXIST);
 	t = bpf_map_lookup_elem(&tasks, &tid);
 	if (!t) {
