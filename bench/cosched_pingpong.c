@@ -8,6 +8,10 @@
  * gives the fraction of sends that rang the doorbell and the receives
  * that blocked in the kernel, from cosched_stats() of both endpoints.
  *
+ * With $COSCHED_PEERS naming two hosts (say 127.0.0.1 and 127.0.0.2) the
+ * two ranks are on different "nodes" and talk TCP through libcosched's
+ * io_uring transport; the lines then say bench=cosched-tcp.
+ *
  * -m picks the receive mode passed to cosched_recv(): poll, block,
  * yield, or policy (the active policy's wait mode, what an application
  * gets by default).  Sizes above cosched_max_msg() print n/a: raise
@@ -23,6 +27,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -120,6 +125,7 @@ int main(int argc, char **argv)
 		[COSCHED_MODE_YIELD] = "yield",
 	};
 	struct cs_ctx ctx = { 0 };
+	struct mb_ops ops = cs_ops;
 	struct mb_opts o;
 	char policy[32];
 	int i;
@@ -135,5 +141,7 @@ int main(int argc, char **argv)
 	/* A job of our own: runs one after another never share one. */
 	ctx.job = 0xbe7c000000000000ull | (uint64_t)getpid();
 	active_policy(policy, sizeof(policy));
-	return mb_run(&o, &cs_ops, &ctx, policy);
+	if (getenv("COSCHED_PEERS"))
+		ops.bench = "cosched-tcp";
+	return mb_run(&o, &ops, &ctx, policy);
 }

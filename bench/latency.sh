@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # One-way latency, bandwidth and CPU time per message through libcosched
 # under every policy, next to the floor (bench/raw_ring: a bare shared-
-# memory ring), sizes 8 B to 1 MiB (the thesis's Fig 6.2); the system
-# calls the timed loop makes; and the wake-up cost of spin-then-block
+# memory ring), sizes 8 B to 1 MiB (the thesis's Fig 6.2), and over TCP
+# between two "nodes" (127.0.0.1 and 127.0.0.2); the system calls the
+# timed loop makes; and the wake-up cost of spin-then-block
 # against a futex.  The configurations take turns in ROUNDS rounds so
 # that host noise hits them alike; each cell is the median over the
 # rounds.  Run inside a guest, from the repository root:
@@ -24,6 +25,8 @@ WAKES=$((ITERS / 10 < 20 ? 20 : ITERS / 10))
 SC=$((ITERS / 4 < 50 ? 50 : ITERS / 4))
 OUT=$(mktemp)
 TMPD=$(mktemp -d)
+# The TCP rows' listening ports: two fresh ones per round.
+TCP_PORT=$((20000 + $$ % 20000))
 
 echo "# reproduce: tests/vm/vmrun.sh --kernel $(uname -r) --smp $(nproc) --timeout 3000 -- bench/latency.sh $ROUNDS $SIZES $ITERS"
 echo "# $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -47,6 +50,12 @@ while [ $r -lt "$ROUNDS" ]; do
 	for p in $POLICIES; do
 		echo "$p" >"$SYS/policy"
 		run "$p" "$B/cosched_pingpong" -s "$SIZES" -n "$ITERS" -m policy
+	done
+	# Ranks on two "nodes": TCP through io_uring, polled and blocking.
+	for p in local sb; do
+		echo "$p" >"$SYS/policy"
+		run "tcp-$p" env COSCHED_PEERS=127.0.0.1:$((TCP_PORT + 2 * r)),127.0.0.2:$((TCP_PORT + 2 * r + 1)) \
+			"$B/cosched_pingpong" -s "$SIZES" -n "$ITERS" -m policy
 	done
 	# A sleeper that blocks at once, woken by a ringing send.
 	echo sb >"$SYS/policy"
@@ -118,14 +127,19 @@ echo "# medians over $ROUNDS rounds; $ITERS round trips per size up to 4K, fewer
 header "one-way latency p50, ns (half a round trip)"
 row "raw ring" raw lat_ns_p50
 for p in $POLICIES; do row "$p" "$p" lat_ns_p50; done
+row "tcp local (poll)" tcp-local lat_ns_p50
+row "tcp sb (block)" tcp-sb lat_ns_p50
 header "one-way latency p50, ratio to the raw ring"
 for p in $POLICIES; do row "$p" "$p" lat_ns_p50 raw; done
+row "tcp local (poll)" tcp-local lat_ns_p50 raw
 header "one-way latency p99, ns"
 row "raw ring" raw lat_ns_p99
 for p in $POLICIES; do row "$p" "$p" lat_ns_p99; done
 header "bandwidth, MB/s (10^6 bytes/s), streaming"
 row "raw ring" raw mbps
 for p in $POLICIES; do row "$p" "$p" mbps; done
+row "tcp local (poll)" tcp-local mbps
+row "tcp sb (block)" tcp-sb mbps
 header "fraction of sends that rang the doorbell"
 for p in $POLICIES; do row "$p" "$p" doorbell_frac; done
 header "CPU time per message, ns, both processes, by receive mode"
@@ -133,6 +147,8 @@ row "raw ring (poll)" raw cpu_ns_per_msg
 row "local (poll)" local cpu_ns_per_msg
 row "sb (block)" sb cpu_ns_per_msg
 row "sy (yield)" sy cpu_ns_per_msg
+row "tcp local (poll)" tcp-local cpu_ns_per_msg
+row "tcp sb (block)" tcp-sb cpu_ns_per_msg
 header "receives that blocked in the kernel, per message"
 row "sb (block)" sb blocks_per_msg
 row "dcs-sb (block)" dcs-sb blocks_per_msg
