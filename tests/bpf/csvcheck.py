@@ -8,8 +8,9 @@ ranks each, on the same two CPUs.  Prints one TAP line per check
 ("ok - ..." / "not ok - ..."), and "# ..." notes.
 
 The host is shared and may be loaded by others, so the checks are ranges
-and orderings that hold under any load, plus the "alone, near 1" check
-only when the CSV shows the job really had both CPUs to itself.
+and orderings that hold under any load, plus two that compare with a job
+alone ("near 1", "more than competing jobs") only when the CSV shows the
+job really had both CPUs to itself.
 """
 import csv
 import sys
@@ -128,9 +129,13 @@ def main():
     deg_b = mean([by[t]["B"]["0"]["cosched_degree"] for t in times])
     check(max(deg_a, deg_b) <= 0.8, "competing jobs: degree clearly below 1",
           f"A {deg_a:.3f} B {deg_b:.3f}")
-    check(deg_solo > max(deg_a, deg_b),
-          "a job alone is coscheduled more than competing ones",
-          f"solo {deg_solo:.3f} A {deg_a:.3f} B {deg_b:.3f}")
+    # The two runs are seconds apart: on a loaded host, their loads differ.
+    if low >= 0.9:
+        check(deg_solo > max(deg_a, deg_b),
+              "a job alone is coscheduled more than competing ones",
+              f"solo {deg_solo:.3f} A {deg_a:.3f} B {deg_b:.3f}")
+    else:
+        print("# host busy: 'alone beats competing' not judged")
     b_share = min(by[t]["B"][c]["cpu_share"] for t in times for c in ("0", "1"))
     check(b_share > 0.02, "cgroup job B: found and charged on both CPUs",
           f"min share {b_share:.3f}")
