@@ -3,7 +3,8 @@
 # One-way latency, bandwidth and CPU time per message through libcosched
 # under every policy, next to the floor (bench/raw_ring: a bare shared-
 # memory ring), sizes 8 B to 1 MiB (the thesis's Fig 6.2), and over TCP
-# between two "nodes" (127.0.0.1 and 127.0.0.2); the system calls the
+# between two "nodes" (127.0.0.1 and 127.0.0.2) beside unmodified MPICH
+# and Open MPI over TCP on the same CPUs; the system calls the
 # timed loop makes; and the wake-up cost of spin-then-block
 # against a futex.  The configurations take turns in ROUNDS rounds so
 # that host noise hits them alike; each cell is the median over the
@@ -56,6 +57,10 @@ while [ $r -lt "$ROUNDS" ]; do
 		echo "$p" >"$SYS/policy"
 		run "tcp-$p" env COSCHED_PEERS=127.0.0.1:$((TCP_PORT + 2 * r)),127.0.0.2:$((TCP_PORT + 2 * r + 1)) \
 			"$B/cosched_pingpong" -s "$SIZES" -n "$ITERS" -m policy
+	done
+	# Unmodified MPI over TCP on the same two CPUs (mpi_pingpong.sh).
+	for m in mpich openmpi; do
+		run "$m" sh -c "bench/mpi_pingpong.sh -r 1 -p local -m $m -s $SIZES -n $ITERS | grep ' bench='"
 	done
 	# A sleeper that blocks at once, woken by a ringing send.
 	echo sb >"$SYS/policy"
@@ -129,6 +134,8 @@ row "raw ring" raw lat_ns_p50
 for p in $POLICIES; do row "$p" "$p" lat_ns_p50; done
 row "tcp local (poll)" tcp-local lat_ns_p50
 row "tcp sb (block)" tcp-sb lat_ns_p50
+row "mpich tcp" mpich lat_ns_p50
+row "openmpi tcp" openmpi lat_ns_p50
 header "one-way latency p50, ratio to the raw ring"
 for p in $POLICIES; do row "$p" "$p" lat_ns_p50 raw; done
 row "tcp local (poll)" tcp-local lat_ns_p50 raw
@@ -140,6 +147,8 @@ row "raw ring" raw mbps
 for p in $POLICIES; do row "$p" "$p" mbps; done
 row "tcp local (poll)" tcp-local mbps
 row "tcp sb (block)" tcp-sb mbps
+row "mpich tcp" mpich mbps
+row "openmpi tcp" openmpi mbps
 header "fraction of sends that rang the doorbell"
 for p in $POLICIES; do row "$p" "$p" doorbell_frac; done
 header "CPU time per message, ns, both processes, by receive mode"
@@ -149,6 +158,8 @@ row "sb (block)" sb cpu_ns_per_msg
 row "sy (yield)" sy cpu_ns_per_msg
 row "tcp local (poll)" tcp-local cpu_ns_per_msg
 row "tcp sb (block)" tcp-sb cpu_ns_per_msg
+row "mpich tcp (poll)" mpich cpu_ns_per_msg
+row "openmpi tcp (poll)" openmpi cpu_ns_per_msg
 header "receives that blocked in the kernel, per message"
 row "sb (block)" sb blocks_per_msg
 row "dcs-sb (block)" dcs-sb blocks_per_msg
