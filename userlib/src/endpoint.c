@@ -182,6 +182,28 @@ static int ep_open_local(struct cosched_ep *ep)
 	return shm_ep_create(ep);
 }
 
+/*
+ * Let the module see data arrive on our TCP connections (its arrival
+ * hooks, Documentation/hooks.rst), so that dcs and pb act on them as on
+ * ring messages.  The sockets, not our io_uring: that also carries the
+ * poll of our own file, whose every doorbell would come back as a second
+ * arrival.  A module without hooks (ENOTTY, EINVAL) just leaves TCP
+ * arrivals unseen by the policies; the waits still work.
+ */
+static void ep_hook_sockets(struct cosched_ep *ep)
+{
+	struct cosched_hook_reg reg = { .kind = COSCHED_HOOK_TCP };
+	uint32_t r;
+
+	for (r = 0; r < ep->size; r++) {
+		reg.fd = net_socket(ep->net, r);
+		if (reg.fd < 0)
+			continue;
+		if (ioctl(ep->fd, COSCHED_IOC_REGISTER, &reg) && errno != EEXIST)
+			return;
+	}
+}
+
 /* Ranks on other nodes, if the launcher gave an address list. */
 static int ep_open_net(struct cosched_ep *ep)
 {
@@ -194,6 +216,8 @@ static int ep_open_net(struct cosched_ep *ep)
 	err = net_open(&ep->net, ep->rank, ep->size, addrs, ep->fd,
 		       ep->own.v.max_msg);
 	net_peers_free(addrs, ep->size);
+	if (!err && ep_has_module(ep))
+		ep_hook_sockets(ep);
 	return err;
 }
 

@@ -518,6 +518,11 @@ bool net_remote(const struct net *n, uint32_t rank)
 	return rank < n->size && n->c[rank].remote;
 }
 
+int net_socket(const struct net *n, uint32_t rank)
+{
+	return net_remote(n, rank) ? n->c[rank].fd : -1;
+}
+
 /* ---- sending ---- */
 
 static bool tx_dead(struct conn *c)

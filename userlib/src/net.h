@@ -48,6 +48,9 @@ int net_open(struct net **np, uint32_t rank, uint32_t size, char **addrs,
 /* Is rank reached through this transport (on another node)? */
 bool net_remote(const struct net *n, uint32_t rank);
 
+/* The connected socket of a remote rank (for the module's hooks), or -1. */
+int net_socket(const struct net *n, uint32_t rank);
+
 /*
  * Send one message to a remote rank; returns when the socket holds all of
  * it.  -EPIPE once that peer has left (closed or lost), -EMSGSIZE if

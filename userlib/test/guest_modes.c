@@ -451,6 +451,50 @@ out:
 	cosched_close(ep);
 }
 
+/* Two ranks on two nodes, TCP only: the module sees the data arrive. */
+static void test_net_hooks(void)
+{
+	uint64_t job = ++job_next;
+	struct cosched_ep_stats st;
+	struct cosched_ep *ep;
+	char peers[96];
+	int i, got = 0, status;
+	pid_t pid;
+
+	sysfs_write("policy", "dcs-sb");
+	snprintf(peers, sizeof(peers), "127.0.0.1:%u,127.0.0.2:%u",
+		 30000 + (unsigned)(job % 10000), 30001 + (unsigned)(job % 10000));
+	setenv("COSCHED_PEERS", peers, 1);
+	pid = fork();
+	if (!pid) {
+		if (cosched_open(&ep, job, 1, 2, 0))
+			_exit(2);
+		for (i = 0; i < 5; i++) {
+			nap_ms(20);
+			cosched_send(ep, 0, &i, sizeof(i));
+		}
+		cosched_recv(ep, NULL, &i, sizeof(i), COSCHED_MODE_BLOCK);
+		cosched_close(ep);
+		_exit(0);
+	}
+	i = cosched_open(&ep, job, 0, 2, 0);
+	unsetenv("COSCHED_PEERS");
+	if (!check(i == 0, "TCP only: open (%d)", i))
+		goto out;
+	cosched_set_spin(ep, 0);
+	while (got < 5 &&
+	       cosched_recv(ep, NULL, &i, sizeof(i), COSCHED_MODE_BLOCK) > 0)
+		got++;
+	cosched_stats(ep, &st);
+	check(got == 5 && st.module.arrivals >= 5,
+	      "TCP only: 5 messages, the module's hooks counted %llu arrivals",
+	      (unsigned long long)st.module.arrivals);
+	cosched_send(ep, 1, "end", 3);
+	cosched_close(ep);
+out:
+	waitpid(pid, &status, 0);
+}
+
 int main(void)
 {
 	static const char *const sb[] = { "sb", "dcs-sb", "pb-sb" };
@@ -472,6 +516,7 @@ int main(void)
 	test_net("sb", false);
 	test_net("dcs-sb", false);
 	test_net("sb", true);
+	test_net_hooks();
 	sysfs_write("policy", "local");
 	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed\n", n_test - n_fail, n_fail);
