@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Arrival hooks: message arrivals on kernel-visible transports (TCP
- * sockets, io_uring instances) that never pass through a doorbell.
+ * sockets, io_uring instances, verbs completion channels, e.g. of
+ * soft-RoCE) that never pass through a doorbell.
  *
- * A process registers one of its own sockets or rings with its endpoint
- * (COSCHED_IOC_REGISTER).  The registration pins the file, and keeps one
- * wait-queue entry on the file's poll queue, as epoll would: the kernel
- * wakes that queue after data is queued on the socket (sk_data_ready) or
- * after completions are published in the ring's CQ (the CQ tail is
- * stored first), so an arrival is never announced before the receiver can
- * see it.  This built-in path needs no BTF and behaves the same on every
- * kernel; unregistered sockets and rings do not pay anything.
+ * A process registers one of its own sockets, rings or completion
+ * channels with its endpoint (COSCHED_IOC_REGISTER).  The registration
+ * pins the file, and keeps one wait-queue entry on the file's poll queue,
+ * as epoll would: the kernel wakes that queue after data is queued on the
+ * socket (sk_data_ready), after completions are published in the ring's
+ * CQ (the CQ tail is stored first), or after a completion event of an
+ * armed CQ is queued on the channel (the CQE is in the CQ by then), so an
+ * arrival is never announced before the receiver can see it.  This
+ * built-in path needs no BTF and behaves the same on every kernel;
+ * unregistered sockets, rings and channels do not pay anything.
  *
  * Where module BTF exists, BPF programs (bpf/arrival.bpf.c) may report the
  * same events through the kfuncs below instead; the built-in path is then
@@ -49,13 +52,13 @@
 
 #include "cosched.h"
 
-/* One registered socket or ring. */
+/* One registered socket, ring or completion channel. */
 struct cosched_hook {
 	struct hlist_node hnode;	/* cosched_hook_table, by @key */
 	struct list_head ep_node;	/* ep->hooks */
 	struct cosched_ep *ep;		/* outlives the hook */
 	struct file *file;		/* pinned */
-	const void *key;		/* struct sock * or io_ring_ctx * */
+	const void *key;		/* sock, io_ring_ctx, or @file */
 	u32 kind;
 	wait_queue_head_t *whead;	/* the poll queue we are on */
 	bool extra_queue;		/* the file offered a second one */
@@ -157,6 +160,38 @@ static bool cosched_file_is_uring(struct file *file)
 	return file->f_op == READ_ONCE(cosched_uring_fops);
 }
 
+/*
+ * Is @file a verbs completion channel (ibv_create_comp_channel(), the
+ * fd of struct ibv_comp_channel)?  See Documentation/hooks.rst.
+ */
+static bool cosched_file_is_rdma_cq(struct file *file)
+{
+	static const char poll_fn[] = "ib_uverbs_comp_event_poll";
+	char sym[64];	/* longer names do not match anyway */
+
+	/*
+	 * ib_uverbs exports neither uverbs_event_fops nor its handlers.
+	 * Completion channels are anonymous inodes named
+	 * "[infinibandevent]", but so are the async event files
+	 * (ibv_context.async_fd) of the same module: only the completion
+	 * channel's poll method is ib_uverbs_comp_event_poll() (6.1 and
+	 * 6.12).  "%ps" names it through kallsyms, with " [ib_uverbs]"
+	 * appended when ib_uverbs is a module; without kallsyms it prints
+	 * an address, and nothing is recognised.  Unlike io_uring's, the
+	 * f_op is not cached: ib_uverbs may be unloaded and loaded again
+	 * elsewhere (the file pins it while we look).
+	 */
+	if (file_inode(file)->i_sb->s_magic != ANON_INODE_FS_MAGIC ||
+	    strcmp(file->f_path.dentry->d_name.name, "[infinibandevent]") ||
+	    !file->f_op->poll || !file->private_data)
+		return false;
+	snprintf(sym, sizeof(sym), "%ps", file->f_op->poll);
+	if (strncmp(sym, poll_fn, sizeof(poll_fn) - 1))
+		return false;
+	return !sym[sizeof(poll_fn) - 1] ||
+	       !strcmp(sym + sizeof(poll_fn) - 1, " [ib_uverbs]");
+}
+
 /* The registry key of @file as @kind, or an ERR_PTR. */
 static const void *cosched_hook_key(struct file *file, u32 kind)
 {
@@ -178,6 +213,10 @@ static const void *cosched_hook_key(struct file *file, u32 kind)
 		if (!cosched_file_is_uring(file))
 			return ERR_PTR(-EINVAL);
 		return file->private_data;	/* struct io_ring_ctx */
+	case COSCHED_HOOK_RDMA_CQ:
+		if (!cosched_file_is_rdma_cq(file))
+			return ERR_PTR(-EINVAL);
+		return file;	/* pinned while registered */
 	default:
 		return ERR_PTR(-EINVAL);
 	}

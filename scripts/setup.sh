@@ -28,6 +28,9 @@ PACKAGES=(
 	# side, each reached through its own wrappers (mpicc.mpich,
 	# mpiexec.openmpi, ...), so neither has to win the mpicc alternative.
 	mpich libmpich-dev openmpi-bin libopenmpi-dev
+	# tests/guest/rdma: verbs over soft-RoCE (rdma_rxe); rdma(8) is in
+	# iproute2, the rxe provider in ibverbs-providers
+	libibverbs-dev ibverbs-providers
 )
 export DEBIAN_FRONTEND=noninteractive
 

@@ -136,7 +136,7 @@ static void test_bad_input(void)
 	expect_neg(reg(efd, p[0], COSCHED_HOOK_IO_URING), EINVAL,
 		   "a pipe as io_uring -> EINVAL");
 	expect_neg(reg(efd, a, 0), EINVAL, "kind 0 -> EINVAL");
-	expect_neg(reg(efd, a, 3), EINVAL, "kind 3 -> EINVAL");
+	expect_neg(reg(efd, a, 4), EINVAL, "kind 4 -> EINVAL");
 	r.fd = a;
 	r.kind = COSCHED_HOOK_TCP;
 	r.flags = 1;

@@ -11,6 +11,7 @@
 #   TEST...       run only these (default: all, in the listed order)
 # environment: HAMMER_N (arrivals per hammer run), LATENCY_N (samples),
 #   HOOKS_N (samples per policy of the TCP hook latency, 0 skips it),
+#   RDMA_N (soft-RoCE wake-ups of the rdma test),
 #   COSCHED_VMOUT (logs go to $COSCHED_VMOUT/guest-tests/ when set)
 #
 # Before every test the module is reloaded with its defaults; a test fails
@@ -25,7 +26,8 @@ KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
 HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
 HOOKS_N=${HOOKS_N:-350}
-ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf"
+RDMA_N=${RDMA_N:-50}
+ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf rdma"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -51,6 +53,7 @@ spec() {
 	modes)		echo "180 $ROOT/build/userlib/guest_modes" ;;
 	hooks)		echo "240 $BIN/hooks -w 200 -n $HOOKS_N -r 7" ;;
 	hooks-bpf)	echo "180 $ROOT/tests/guest/hooks-bpf.sh 200" ;;
+	rdma)		echo "120 $ROOT/tests/guest/rdma.sh -n $RDMA_N" ;;
 	*)		return 1 ;;
 	esac
 }

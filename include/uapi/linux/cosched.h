@@ -305,20 +305,26 @@ struct cosched_ring {
 /* cosched_hook_reg.kind */
 #define COSCHED_HOOK_TCP	1	/* a TCP socket (IPv4 or IPv6, any state) */
 #define COSCHED_HOOK_IO_URING	2	/* an io_uring instance */
+#define COSCHED_HOOK_RDMA_CQ	3	/* a verbs completion channel */
 
 /* Registrations per endpoint. */
 #define COSCHED_MAX_HOOKS	64
 
 /**
  * struct cosched_hook_reg - COSCHED_IOC_REGISTER and _UNREGISTER argument
- * @fd: a descriptor of the caller's own: the TCP socket or io_uring.
- * @kind: %COSCHED_HOOK_TCP or %COSCHED_HOOK_IO_URING.
+ * @fd: a descriptor of the caller's own: the TCP socket, io_uring, or
+ *	verbs completion channel (struct ibv_comp_channel's fd).
+ * @kind: %COSCHED_HOOK_TCP, %COSCHED_HOOK_IO_URING or
+ *	%COSCHED_HOOK_RDMA_CQ.
  * @flags: none defined yet; must be 0.
  * @__reserved: must be 0.
  *
  * After COSCHED_IOC_REGISTER, every arrival on the socket (data queued
- * for reading, end of stream, error) or the ring (completions posted to
- * its CQ) counts as an arrival at the endpoint of the file the ioctl is
+ * for reading, end of stream, error), the ring (completions posted to
+ * its CQ) or the channel (a completion event of a CQ created with it and
+ * armed by ibv_req_notify_cq(); the receiver re-arms after each event it
+ * takes with ibv_get_cq_event(), as for any event-driven verbs receive)
+ * counts as an arrival at the endpoint of the file the ioctl is
  * made on: the arrival count rises, a waiter wakes, a yield ends, the
  * policy may boost, exactly as for a doorbell.  Events that come in a
  * burst are announced as one arrival with their number as the count, and
@@ -329,7 +335,8 @@ struct cosched_ring {
  * Errors: -EBADF for a descriptor not open in the caller; -ENOTSOCK for
  * %COSCHED_HOOK_TCP on a file that is not a socket; -EINVAL for an
  * unknown kind, flags or reserved bits, another kind of socket, or a file
- * that is not an io_uring; -EEXIST if the socket or ring is already
+ * that is not an io_uring, resp. not a completion channel (an ibv_context
+ * async_fd is not one); -EEXIST if the socket or ring is already
  * registered (with any endpoint); -ENOSPC beyond %COSCHED_MAX_HOOKS
  * registrations; -ENXIO if the file has no endpoint.  UNREGISTER: -ENOENT
  * if it is not registered with this endpoint.
