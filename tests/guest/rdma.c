@@ -19,7 +19,9 @@
  *   nothing either.
  * - Registered: each of -n SENDs, posted 1-3 ms after the receiver
  *   blocked in WAIT (after arming the CQ), wakes it (WAIT returns 0) and
- *   the completion is in the CQ; prints the post-to-WAIT-return latency.
+ *   the completion is in the CQ; prints the post-to-WAIT-return latency,
+ *   then the post-to-return latency of the same receiver blocked in
+ *   poll() on the channel instead (no cosched: the baseline).
  *
  * usage: rdma [-n samples]
  */
@@ -332,7 +334,15 @@ static void *sender_thread(void *arg)
 	return NULL;
 }
 
-static void test_wakes(int n)
+/* The same receiver blocked in poll() on the channel, without cosched. */
+static int poll_channel(void)
+{
+	struct pollfd pfd = { .fd = v.ch->fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 3000) == 1 ? 0 : -ETIMEDOUT;
+}
+
+static void test_wakes(int n, bool by_poll)
 {
 	static u64 lat[MAXN];
 	int woken = 0, early = 0, r = 0;
@@ -340,9 +350,13 @@ static void test_wakes(int n)
 	struct ep ep;
 
 	ep_must_open(&ep, JOB, 0);
-	expect_neg(reg(ep.fd, v.ch->fd, COSCHED_HOOK_RDMA_CQ,
-		       COSCHED_IOC_REGISTER), 0, "REGISTER the completion channel");
+	if (!by_poll)
+		expect_neg(reg(ep.fd, v.ch->fd, COSCHED_HOOK_RDMA_CQ,
+			       COSCHED_IOC_REGISTER), 0,
+			   "REGISTER the completion channel");
 	sh.n = n;
+	WR(sh.armed, 0);
+	memset(sh.t_send, 0, sizeof(sh.t_send));
 	pin_cpu(0);
 	if (pthread_create(&th, NULL, sender_thread, NULL))
 		bail("pthread_create");
@@ -353,9 +367,10 @@ static void test_wakes(int n)
 		if (ibv_req_notify_cq(v.rcq, 0))
 			bail("ibv_req_notify_cq");
 		WR(sh.armed, (u64)i + 1);
-		r = wait_retry(ep.fd, seen, 3000000000ull);
+		r = by_poll ? poll_channel() : wait_retry(ep.fd, seen, 3000000000ull);
 		if (r) {
-			okf(0, "every SEND completion wakes WAIT", "sample %d: %s%s",
+			okf(0, by_poll ? "poll() woken" : "every SEND completion wakes WAIT",
+			    "sample %d: %s%s",
 			    i, strerror(-r), RD(sh.err) ? " (SEND failed)" : "");
 			break;
 		}
@@ -374,13 +389,15 @@ static void test_wakes(int n)
 	}
 	pthread_join(th, NULL);
 	if (!r)
-		ok(1, "every SEND completion wakes WAIT, the CQE is there");
-	expect_eq(early, 0, "no WAIT returned before its SEND was posted");
+		ok(1, by_poll ? "poll() on the channel woken by every SEND (baseline)" :
+		   "every SEND completion wakes WAIT, the CQE is there");
+	expect_eq(early, 0, "no wake-up before its SEND was posted");
 	if (woken) {
 		u64 m = percentile(lat, woken, 50), p9 = percentile(lat, woken, 90);
 
-		printf("rdma-wake: n=%d median_us=%.1f p90_us=%.1f min_us=%.1f max_us=%.1f\n",
-		       woken, m / 1e3, p9 / 1e3, lat[0] / 1e3,
+		printf("rdma-wake: path=%s n=%d median_us=%.1f p90_us=%.1f min_us=%.1f max_us=%.1f\n",
+		       by_poll ? "poll" : "hook", woken, m / 1e3, p9 / 1e3,
+		       lat[0] / 1e3,
 		       lat[woken - 1] / 1e3);
 	}
 	ep_close(&ep);
@@ -402,7 +419,8 @@ int main(int argc, char **argv)
 	verbs_setup();
 	test_bad_input();
 	test_silent();
-	test_wakes(n);
+	test_wakes(n, false);
+	test_wakes(n, true);
 	ibv_destroy_qp(v.rqp);
 	ibv_destroy_qp(v.sqp);
 	ibv_destroy_cq(v.rcq);

@@ -364,7 +364,10 @@ struct cosched_hook_reg {
 #define COSCHED_IOC_YIELD	_IOWR(COSCHED_IOC_MAGIC, 0x05, struct cosched_yield)
 /* Counters of this file's endpoint. */
 #define COSCHED_IOC_STATS	_IOR(COSCHED_IOC_MAGIC, 0x06, struct cosched_stats)
-/* Report arrivals on a TCP socket or io_uring to this file's endpoint. */
+/*
+ * Report arrivals on a TCP socket, io_uring or verbs completion channel to
+ * this file's endpoint.
+ */
 #define COSCHED_IOC_REGISTER	_IOW(COSCHED_IOC_MAGIC, 0x07, struct cosched_hook_reg)
 /* End such a registration. */
 #define COSCHED_IOC_UNREGISTER	_IOW(COSCHED_IOC_MAGIC, 0x08, struct cosched_hook_reg)
