@@ -112,8 +112,13 @@ def main():
     deg_solo = mean([by[t]["solo"]["0"]["cosched_degree"] for t in times])
     low = min(by[t]["solo"][c]["cpu_share"] for t in times for c in ("0", "1"))
     if low >= 0.9:
-        check(deg_solo >= 0.8, "job alone on both CPUs: degree near 1",
-              f"{deg_solo:.3f}")
+        # Both ranks on a CPU >= low of the time: together >= 2 low - 1 of
+        # it.  The shares come from the scheduler's runtime, the degree
+        # from switch events, which a busy host's kernel does not always
+        # report (monitor.rst), hence the margin.
+        check(deg_solo >= 2 * low - 1 - 0.15,
+              "job alone on both CPUs: degree as its CPU shares imply",
+              f"{deg_solo:.3f}, shares >= {low:.2f}")
     else:
         print(f"# host busy (solo shares down to {low:.2f}): "
               f"'degree near 1 alone' not judged; degree {deg_solo:.3f}")

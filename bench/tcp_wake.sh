@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Arrival-to-receipt latency through libcosched's TCP transport (io_uring)
+# for a receiver that shares its CPU with a CPU hog, under local and dcs
+# (bench/tcp_wake): under dcs the module's hook on the registered socket
+# boosts the receiver.  The two policies take turns in ROUNDS rounds; the
+# table gives the median over the rounds and the p90 ratio.
+# Runs inside a guest, from the repository root:
+#   make modules && make -C bench
+#   tests/vm/vmrun.sh --kernel 6.12 --smp 2 -- bench/tcp_wake.sh [rounds [samples]]
+set -eu
+ROUNDS=${1:-5}
+N=${2:-100}
+BIN=build/bench/tcp_wake
+KO=build/$(uname -r)/cosched.ko
+SYS=/sys/kernel/cosched
+OUT=$(mktemp)
+PORT=$((24000 + $$ % 20000))
+
+echo "# reproduce: tests/vm/vmrun.sh --kernel $(uname -r) --smp $(nproc) -- bench/tcp_wake.sh $ROUNDS $N"
+rmmod cosched 2>/dev/null || true
+insmod "$KO"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	for p in local dcs; do
+		echo "$p" >"$SYS/policy"
+		PORT=$((PORT + 2))
+		echo "policy=$p $("$BIN" -n "$N" -p "$PORT")" >>"$OUT"
+	done
+	r=$((r + 1))
+done
+echo local >"$SYS/policy"
+rmmod cosched
+
+med() { # policy key
+	awk -v p="policy=$1" -v k="$2" '$1 == p { for (i = 2; i <= NF; i++) { split($i, f, "="); if (f[1] == k) print f[2] } }' "$OUT" |
+		sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+echo "# TCP arrival to receipt, receiver next to a CPU hog, us; medians over $ROUNDS rounds of $N"
+printf '# %-8s %10s %10s %10s\n' policy p50 p90 max
+for p in local dcs; do
+	printf '# %-8s %10s %10s %10s\n' "$p" "$(med "$p" p50_us)" "$(med "$p" p90_us)" "$(med "$p" max_us)"
+done
+echo "# p90 local / dcs: $(awk -v a="$(med local p90_us)" -v b="$(med dcs p90_us)" 'BEGIN { printf "%.1f", a / b }')"
+rm -f "$OUT"
