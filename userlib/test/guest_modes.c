@@ -38,48 +38,12 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "util.h"
 
 /* How long a sender holds back so that the spin runs out. */
 #define HOLD_MS		30
 
 static uint64_t job_next;
-
-static void nap_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static int sysfs_write(const char *name, const char *val)
-{
-	char path[256];
-	int fd, r = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", COSCHED_SYSFS_DIR, name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/* Send, retrying while the peer has not created its endpoint yet. */
-static int send_retry(struct cosched_ep *ep, uint32_t rank, const void *b,
-		      size_t len)
-{
-	int err, i;
-
-	for (i = 0; i < 5000; i++) {
-		err = cosched_send(ep, rank, b, len);
-		if (err != -ENOENT)
-			return err;
-		nap_ms(1);
-	}
-	return err;
-}
 
 /*
  * Rank 1 of job: wait for "go", hold HOLD_MS, answer "msg"; then, per the

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "util.h"
 
 #define ROUNDS_DEF	5000	/* round trips: 10000 messages in all */
 #define SMALL_MAX	4096	/* most sizes below this: TCG copies slowly */
@@ -48,21 +49,6 @@ static void hold(void)
 	struct timespec ts = { 0, HOLD_NS };
 
 	nanosleep(&ts, NULL);
-}
-
-static int sysfs_write(const char *name, const char *val)
-{
-	char path[256];
-	int fd, r = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", COSCHED_SYSFS_DIR, name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		r = -errno ? -errno : -EIO;
-	close(fd);
-	return r;
 }
 
 /* Size of message i: mostly small, every 1000th the largest allowed. */

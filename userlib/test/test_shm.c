@@ -18,30 +18,9 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "util.h"
 
 static uint64_t job_base;
-
-static void nap_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Open rank of job, retrying while the peer's ring is not there yet. */
-static int send_retry(struct cosched_ep *ep, uint32_t rank, const void *b,
-		      size_t len)
-{
-	int err, i;
-
-	for (i = 0; i < 2000; i++) {
-		err = cosched_send(ep, rank, b, len);
-		if (err != -ENOENT)
-			return err;
-		nap_ms(1);
-	}
-	return err;
-}
 
 /* Rank 1: echo every message back until "bye"; die on "die". */
 static void echo_child(uint64_t job)
