@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "util.h"
 
 #define HOST_A	"127.0.0.1"
 #define HOST_B	"127.0.0.2"
@@ -40,29 +41,6 @@ static int64_t now_ms(void)
 }
 
 /* Deterministic payload: byte i of message seq. */
-static unsigned char pat(uint32_t seq, size_t i)
-{
-	return (unsigned char)(seq * 131u + i * 7u + (i >> 8));
-}
-
-static void fill(unsigned char *b, uint32_t seq, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		b[i] = pat(seq, i);
-}
-
-static bool verify(const unsigned char *b, uint32_t seq, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i] != pat(seq, i))
-			return false;
-	return true;
-}
-
 /* An address list on the heap, as net_peers_from_env() makes them. */
 static char **mkaddrs(uint32_t size, const char *const *hosts, int port)
 {
@@ -162,7 +140,7 @@ static int rx_fn(void *arg, uint32_t src, const void *buf, size_t len)
 	struct rx *x = arg;
 	uint32_t seq = x->next[src];
 
-	if (len != x->len_of(seq, x->max_msg) || !verify(buf, seq, len))
+	if (len != x->len_of(seq, x->max_msg) || !pattern_check(buf, seq, len))
 		x->bad++;
 	x->next[src]++;
 	x->got++;
@@ -353,7 +331,7 @@ static int sizes_rank(void *arg, uint32_t rank)
 			return 3;
 		for (src = 0; src < 2; src++)
 			for (k = 0; k < n_sizes; k++) {
-				fill(buf, k, sizes[k]);
+				pattern_fill(buf, k, sizes[k]);
 				if (net_send(n, src, buf, sizes[k]))
 					return 4;
 			}
@@ -363,7 +341,7 @@ static int sizes_rank(void *arg, uint32_t rank)
 		if (net_send(n, 2, buf, SIZES_MAX + 1) != -EMSGSIZE)
 			return 6;
 		for (k = 0; k < n_sizes; k++) {
-			fill(buf, k, sizes[k]);
+			pattern_fill(buf, k, sizes[k]);
 			if (net_send(n, 2, buf, sizes[k]))
 				return 7;
 		}
@@ -435,7 +413,7 @@ static int flood_rank(void *arg, uint32_t rank)
 		return 2;
 	for (k = 0; k < FLOOD_N; k++) {
 		len = len_flood(k, j->max_msg);
-		fill(buf, k, len);
+		pattern_fill(buf, k, len);
 		if (net_send(f.n, 1 - rank, buf, len))
 			return 3;
 		__atomic_store_n(&f.sent, k + 1, __ATOMIC_RELAXED);
@@ -483,7 +461,7 @@ static int eagain_rank(void *arg, uint32_t rank)
 		return 1;
 	if (rank == 1) {
 		for (k = 0; k < EAGAIN_N; k++) {
-			fill(buf, k, len_small(k, j->max_msg));
+			pattern_fill(buf, k, len_small(k, j->max_msg));
 			if (net_send(n, 0, buf, len_small(k, j->max_msg)))
 				return 2;
 		}
@@ -531,7 +509,7 @@ static int bye_rank(void *arg, uint32_t rank)
 		return 1;
 	if (rank == 1) {
 		/* Leaves with rank 0's messages unread. */
-		fill(buf, 0, len_small(0, j->max_msg));
+		pattern_fill(buf, 0, len_small(0, j->max_msg));
 		if (net_send(n, 0, buf, len_small(0, j->max_msg)))
 			return 2;
 		usleep(200 * 1000);
@@ -594,7 +572,7 @@ static int killed_rank(void *arg, uint32_t rank)
 		return 1;
 	if (rank == 1) {
 		for (k = 0; k < 5; k++) {
-			fill(buf, k, len_small(k, ka->j.max_msg));
+			pattern_fill(buf, k, len_small(k, ka->j.max_msg));
 			net_send(n, 0, buf, len_small(k, ka->j.max_msg));
 		}
 		for (;;)

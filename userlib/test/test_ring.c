@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "util.h"
 
 
 /* A ring on the heap: the header page and a data area, both zeroed. */
@@ -46,29 +47,6 @@ static void tring_free(struct tring *t)
 }
 
 /* Deterministic payload: byte i of message seq. */
-static unsigned char pat(uint32_t seq, size_t i)
-{
-	return (unsigned char)(seq * 131u + i * 7u + (i >> 8));
-}
-
-static void fill(unsigned char *b, uint32_t seq, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		b[i] = pat(seq, i);
-}
-
-static bool verify(const unsigned char *b, uint32_t seq, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i] != pat(seq, i))
-			return false;
-	return true;
-}
-
 static bool all_zero(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -109,13 +87,13 @@ static void test_sizes(void)
 	sizes[0] = 0; sizes[1] = 1; sizes[2] = 15; sizes[3] = 16;
 	sizes[4] = 17; sizes[5] = max - 1; sizes[6] = max;
 	for (i = 0; i < 7; i++) {
-		fill(in, (uint32_t)i, sizes[i]);
+		pattern_fill(in, (uint32_t)i, sizes[i]);
 		memset(out, 0xee, sizeof(out));
 		r = ring_try_put(&t.v, 3, in, sizes[i]);
 		check(r == 0, "size %zu: send", sizes[i]);
 		r = ring_get(&t.v, &m, out, sizeof(out));
 		check(r == (ssize_t)sizes[i] && m.src == 3 &&
-		      verify(out, (uint32_t)i, sizes[i]) &&
+		      pattern_check(out, (uint32_t)i, sizes[i]) &&
 		      out[sizes[i]] == 0xee,
 		      "size %zu: received intact, nothing past the end", sizes[i]);
 	}
@@ -137,13 +115,13 @@ static void test_peek_and_small_buf(void)
 	struct ring_msg m;
 
 	tring_init(&t, 256);
-	fill(in, 9, 40);
+	pattern_fill(in, 9, 40);
 	ring_try_put(&t.v, 70000, in, 40);
 	check(ring_peek(&t.v, &m) == 0 && m.len == 40 && m.src == 70000,
 	      "peek: len and a src beyond 16 bits");
 	check(ring_get(&t.v, &m, out, 39) == -EMSGSIZE,
 	      "buffer too small: -EMSGSIZE");
-	check(ring_get(&t.v, &m, out, 40) == 40 && verify(out, 9, 40),
+	check(ring_get(&t.v, &m, out, 40) == 40 && pattern_check(out, 9, 40),
 	      "message stays after -EMSGSIZE");
 	tring_free(&t);
 }
@@ -159,14 +137,14 @@ static void test_wrap_padding(void)
 
 	tring_init(&t, 256);
 	/* 100 bytes = a 128-byte record; 40 bytes = 64. */
-	fill(in, 1, 100);
+	pattern_fill(in, 1, 100);
 	ring_try_put(&t.v, 1, in, 100);
 	ring_get(&t.v, &m, out, sizeof(out));
-	fill(in, 2, 40);
+	pattern_fill(in, 2, 40);
 	ring_try_put(&t.v, 1, in, 40);
 	ring_get(&t.v, &m, out, sizeof(out));
 	check(t.hdr->tail == 192 && t.hdr->head == 192, "tail at offset 192");
-	fill(in, 3, 100);
+	pattern_fill(in, 3, 100);
 	check(ring_try_put(&t.v, 1, in, 100) == 0,
 	      "record that would straddle the end is sent");
 	check(t.hdr->tail == 384, "64 bytes of padding, record at 256 (tail %llu)",
@@ -175,16 +153,16 @@ static void test_wrap_padding(void)
 	      ((uint32_t *)((char *)t.data + 192))[2] == UINT32_MAX,
 	      "padding record at 192, message at offset 0");
 	r = ring_get(&t.v, &m, out, sizeof(out));
-	check(r == 100 && verify(out, 3, 100) && t.hdr->head == 384,
+	check(r == 100 && pattern_check(out, 3, 100) && t.hdr->head == 384,
 	      "receiver skips the padding, gets the message");
 	/* Many laps with a size that never divides the area evenly. */
 	for (round = 0; round < 1000 && ok; round++) {
 		size_t len = 1 + (size_t)(round * 37) % 112;
 
-		fill(in, (uint32_t)round, len);
+		pattern_fill(in, (uint32_t)round, len);
 		ok = ring_try_put(&t.v, 2, in, len) == 0 &&
 		     ring_get(&t.v, &m, out, sizeof(out)) == (ssize_t)len &&
-		     verify(out, (uint32_t)round, len);
+		     pattern_check(out, (uint32_t)round, len);
 	}
 	check(ok && t.hdr->head > 100 * 256, "1000 messages over %llu laps",
 	      (unsigned long long)(t.hdr->head / 256));
@@ -203,7 +181,7 @@ static void test_full(void)
 	tring_init(&t, 256);
 	/* 20-byte payloads: 48-byte records, 5 fit in 256 (240 bytes). */
 	for (;;) {
-		fill(in, n, 20);
+		pattern_fill(in, n, 20);
 		if (ring_try_put(&t.v, 0, in, 20))
 			break;
 		n++;
@@ -215,12 +193,12 @@ static void test_full(void)
 	check(ring_try_put(&t.v, 0, in, 0) == -EAGAIN &&
 	      t.hdr->tail == 256, "full: even a 0-byte record is refused");
 	ring_get(&t.v, &m, out, sizeof(out));
-	fill(in, n, 20);
+	pattern_fill(in, n, 20);
 	check(ring_try_put(&t.v, 0, in, 20) == 0,
 	      "after one receive: room again");
 	for (i = 1; i <= n && ok; i++)
 		ok = ring_get(&t.v, &m, out, sizeof(out)) == 20 &&
-		     verify(out, i, 20);
+		     pattern_check(out, i, 20);
 	check(ok, "nothing overwritten: messages 1..5 in order");
 	tring_free(&t);
 }
@@ -236,7 +214,7 @@ static void *put_thread(void *p)
 	struct blocked_arg *a = p;
 	unsigned char in[64];
 
-	fill(in, 99, 50);
+	pattern_fill(in, 99, 50);
 	a->ret = ring_put(&a->t->v, 1, in, 50, NULL, NULL, &a->full);
 	return NULL;
 }
@@ -252,7 +230,7 @@ static void test_full_waits(void)
 	uint64_t tail;
 
 	tring_init(&t, 256);
-	fill(in, 5, 100);
+	pattern_fill(in, 5, 100);
 	ring_try_put(&t.v, 0, in, 100);
 	ring_try_put(&t.v, 0, in, 100);
 	tail = t.hdr->tail;
@@ -266,8 +244,8 @@ static void test_full_waits(void)
 	ring_get(&t.v, &m, out, sizeof(out));
 	pthread_join(th, NULL);
 	check(a.ret == 0 && a.full, "sender completes once there is room");
-	check(ring_get(&t.v, &m, out, sizeof(out)) == 100 && verify(out, 5, 100) &&
-	      ring_get(&t.v, &m, out, sizeof(out)) == 50 && verify(out, 99, 50),
+	check(ring_get(&t.v, &m, out, sizeof(out)) == 100 && pattern_check(out, 5, 100) &&
+	      ring_get(&t.v, &m, out, sizeof(out)) == 50 && pattern_check(out, 99, 50),
 	      "both the old and the waiting message arrive");
 	tring_free(&t);
 }
@@ -293,7 +271,7 @@ static void *sender_thread(void *p)
 	for (seq = 0; seq < PER_THREAD; seq++) {
 		len = 4 + rand_r(&s->seed) % 200;
 		memcpy(buf, &seq, 4);
-		fill(buf + 4, seq ^ s->id, len - 4);
+		pattern_fill(buf + 4, seq ^ s->id, len - 4);
 		if (ring_put(&s->t->v, s->id, buf, len, NULL, NULL, &full))
 			abort();
 	}
@@ -329,7 +307,7 @@ static void test_concurrent(void)
 		if (seq != next[m.src])
 			bad_order++;
 		next[m.src] = seq + 1;
-		if (!verify(buf + 4, seq ^ m.src, (size_t)r - 4))
+		if (!pattern_check(buf + 4, seq ^ m.src, (size_t)r - 4))
 			bad_data++;
 		got++;
 	}
@@ -364,7 +342,7 @@ static void test_fuzz(void)
 		if (rand() % 2) {
 			size_t len = (size_t)rand() % (t.v.max_msg + 1);
 
-			fill(in, sent, len);
+			pattern_fill(in, sent, len);
 			r = ring_try_put(&t.v, 7, in, len);
 			if (r == 0)
 				lens[sent++ % 64] = len;
@@ -376,7 +354,7 @@ static void test_fuzz(void)
 				ok = sent == recvd;
 			else
 				ok = r == (ssize_t)lens[recvd % 64] &&
-				     verify(out, recvd++, (size_t)r) &&
+				     pattern_check(out, recvd++, (size_t)r) &&
 				     m.src == 7;
 		}
 	}

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * util.h - small helpers the libcosched test programs share: naps, the
- * module's sysfs, and a send that waits for its peer to exist.
+ * module's sysfs, a send that waits for its peer to exist, and message
+ * contents that show any misplaced byte.
  */
 #ifndef COSCHED_TEST_UTIL_H
 #define COSCHED_TEST_UTIL_H
 
 #include <cosched.h>
+
+#include <stdbool.h>
+#include <stdint.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +55,31 @@ static inline int send_retry(struct cosched_ep *ep, uint32_t rank,
 		nap_ms(1);
 	}
 	return err;
+}
+
+/* Byte i of test message seq: differs between messages and positions. */
+static inline unsigned char pattern_byte(uint32_t seq, size_t i)
+{
+	return (unsigned char)(seq * 131u + i * 7u + (i >> 8));
+}
+
+static inline void pattern_fill(unsigned char *b, uint32_t seq, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = pattern_byte(seq, i);
+}
+
+static inline bool pattern_check(const unsigned char *b, uint32_t seq,
+				 size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != pattern_byte(seq, i))
+			return false;
+	return true;
 }
 
 #endif
