@@ -61,6 +61,8 @@ struct cosched_ep_stats {
 #define COSCHED_SPIN_MODULE	(-1L)
 #define COSCHED_SPIN_AUTO	(-2L)
 #define COSCHED_SPIN_MAX_US	100000L
+/* cosched_set_wait_timeout(): at most 10 s. */
+#define COSCHED_WAIT_TIMEOUT_MAX_US	10000000L
 
 /* Callback mode: status 0 and a message, or a negative errno. */
 typedef void (*cosched_msg_fn)(void *arg, int status, uint32_t src,
@@ -103,6 +105,15 @@ long cosched_get_spin(struct cosched_ep *ep);
 
 /* Fill st with the library's and the module's counters of the endpoint. */
 int cosched_stats(struct cosched_ep *ep, struct cosched_ep_stats *st);
+
+/* Count data arriving on our TCP socket fd as arrivals at ep (hooks). */
+int cosched_register_fd(struct cosched_ep *ep, int fd);
+
+/* End cosched_register_fd(fd). */
+int cosched_unregister_fd(struct cosched_ep *ep, int fd);
+
+/* Wake from each block after us even without an arrival; 0: never. */
+int cosched_set_wait_timeout(struct cosched_ep *ep, long us);
 
 #ifdef __cplusplus
 }

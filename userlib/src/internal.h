@@ -35,6 +35,7 @@ struct cosched_ep {
 	uint32_t size;
 	int default_mode;		/* COSCHED_MODE_* for MODE_DEFAULT */
 	int64_t spin_ns;		/* own spin, or -1: the module's spin_us */
+	uint64_t wait_timeout_ns;	/* bound of one block; 0: none */
 	struct cosched_ctrl *ctrl;	/* our control page (private memory
 					 * without the module) */
 	size_t ctrl_len;
@@ -42,6 +43,7 @@ struct cosched_ep {
 	struct ep_ring **peers;		/* [size], mapped on first send */
 	pthread_mutex_t map_lock;	/* serialises peer mappings */
 	struct net *net;		/* ranks on other nodes, or NULL */
+	uint64_t net_fetched;		/* arrivals at the last net_fetch() */
 	struct ep_callback *cb;		/* callback mode, or NULL */
 	uint64_t next_lost_check_ns;	/* without the module */
 	struct ep_counters cnt;

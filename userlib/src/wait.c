@@ -116,12 +116,15 @@ static void disarm(struct cosched_ep *ep)
 /* Sleep in the module, or in the TCP transport's ring if we have one. */
 static int sleep_once(struct cosched_ep *ep, uint64_t seen)
 {
-	struct cosched_wait w = { .seen = seen };
+	struct cosched_wait w = {
+		.seen = seen,
+		.timeout_ns = ep->wait_timeout_ns,
+	};
 	int ret;
 
 	if (ep->net) {
 		/* Our file polls readable on a doorbell: see cosched_poll(). */
-		ret = net_wait(ep->net, 0);
+		ret = net_wait(ep->net, ep->wait_timeout_ns);
 	} else {
 		ret = ioctl(ep->fd, COSCHED_IOC_WAIT, &w) ? -errno : 0;
 	}
@@ -273,4 +276,18 @@ PUBLIC int cosched_wait(struct cosched_ep *ep, bool (*ready)(void *),
 	ret = wait_loop(ep, ready, arg, mode);
 	__atomic_store_n(&ep->ctrl->waiting, 0, __ATOMIC_RELAXED);
 	return ret;
+}
+
+/*
+ * For callers whose ready() can turn true without an arrival the module
+ * sees (a socket waiting for write space): a block then ends after us.
+ */
+PUBLIC int cosched_set_wait_timeout(struct cosched_ep *ep, long us)
+{
+	if (us < 0)
+		return -EINVAL;
+	if (us > COSCHED_WAIT_TIMEOUT_MAX_US)
+		return -ERANGE;
+	ep->wait_timeout_ns = (uint64_t)us * 1000;
+	return 0;
 }
