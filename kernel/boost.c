@@ -293,6 +293,29 @@ static enum hrtimer_restart cosched_boost_expired(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/* cosched_preempted()'s boost, in process context. */
+static void cosched_reboost_work(struct kthread_work *work)
+{
+	struct cosched_ep *ep = container_of(work, struct cosched_ep,
+					     reboost_work);
+
+	/*
+	 * Even if it is back on a CPU by now: boosted, it keeps the CPU
+	 * until it has read what it missed.
+	 */
+	if (cosched_pending(ep))
+		cosched_boost(ep, COSCHED_BOOST_PREEMPTED);
+}
+
+static enum hrtimer_restart cosched_reboost_fire(struct hrtimer *timer)
+{
+	struct cosched_ep *ep = container_of(timer, struct cosched_ep,
+					     reboost_timer);
+
+	kthread_queue_work(cosched_worker, &ep->reboost_work);
+	return HRTIMER_NORESTART;
+}
+
 int cosched_ep_prio_init(struct cosched_ep *ep)
 {
 	mutex_init(&ep->prio_lock);
@@ -300,15 +323,26 @@ int cosched_ep_prio_init(struct cosched_ep *ep)
 	hrtimer_init(&ep->boost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ep->boost_timer.function = cosched_boost_expired;
 	kthread_init_work(&ep->unboost_work, cosched_unboost_work);
+	hrtimer_init(&ep->reboost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	ep->reboost_timer.function = cosched_reboost_fire;
+	kthread_init_work(&ep->reboost_work, cosched_reboost_work);
 	return 0;
 }
 
 /* Endpoint teardown: nothing may start after this, and all is undone. */
 void cosched_ep_prio_release(struct cosched_ep *ep)
 {
+	unsigned long flags;
+
 	mutex_lock(&ep->prio_lock);
 	ep->dead = true;
 	mutex_unlock(&ep->prio_lock);
+	/* A probe that still sees the endpoint starts no reboost after. */
+	raw_spin_lock_irqsave(&ep->acct_lock, flags);
+	ep->acct_closed = true;
+	raw_spin_unlock_irqrestore(&ep->acct_lock, flags);
+	hrtimer_cancel(&ep->reboost_timer);
+	kthread_cancel_work_sync(&ep->reboost_work);
 	hrtimer_cancel(&ep->boost_timer);
 	kthread_cancel_work_sync(&ep->unboost_work);
 	cosched_prio_restore(ep);

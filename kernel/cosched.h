@@ -157,11 +157,16 @@ struct cosched_ep {
 	unsigned int boost_mech;	/* mechanism of the running boost */
 	struct hrtimer boost_timer;
 	struct kthread_work unboost_work;
+	/* Arrival count a dcs boost was last decided for (policy.c). */
+	u64 boost_seen;
+	struct hrtimer reboost_timer;	/* started by the probe */
+	struct kthread_work reboost_work;
 
 	/* Boosted-time accounting, shared with the sched_switch probe. */
 	raw_spinlock_t acct_lock;
 	bool acct_boosted;
 	bool acct_on_cpu;
+	bool acct_closed;		/* the probe may start nothing */
 	u64 acct_since_ns;
 
 	struct cosched_counters stats;
@@ -238,12 +243,14 @@ bool cosched_boost(struct cosched_ep *ep, int reason);
 void cosched_prio_restore(struct cosched_ep *ep);
 bool cosched_lower(struct cosched_ep *ep, u64 seen);
 void cosched_unlower(struct cosched_ep *ep);
+void cosched_preempted(struct cosched_ep *ep);
 
 /* Why a boost was asked for, for the tracepoint. */
 enum cosched_boost_reason {
 	COSCHED_BOOST_ARRIVAL,
 	COSCHED_BOOST_PERIODIC,
 	COSCHED_BOOST_YIELD,
+	COSCHED_BOOST_PREEMPTED,	/* lost its CPU with a message unread */
 };
 
 /* policy.c */

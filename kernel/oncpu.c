@@ -6,11 +6,12 @@
  * sched_switch is not exported to modules by name, so the probe is
  * attached through for_each_kernel_tracepoint() and
  * tracepoint_probe_register(), both exported.  The probe runs with the
- * runqueue lock held: it only writes memory and takes acct_lock, never
- * anything that can wake a task.
+ * runqueue lock held: it only writes memory, takes acct_lock and starts
+ * an hrtimer (cosched_preempted()), never anything that can wake a task.
  */
 #include <linux/hash.h>
 #include <linux/rculist.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/tracepoint.h>
@@ -21,8 +22,8 @@ static DEFINE_HASHTABLE(cosched_owners, 8);
 static atomic_t cosched_nr_tracked = ATOMIC_INIT(0);
 static struct tracepoint *cosched_tp_switch;
 
-static void cosched_oncpu_update(struct task_struct *p, bool on, int cpu,
-				 u64 now)
+static void cosched_oncpu_update(struct task_struct *p, bool on,
+				 bool runnable, int cpu, u64 now)
 {
 	struct cosched_ep *ep;
 
@@ -45,6 +46,8 @@ static void cosched_oncpu_update(struct task_struct *p, bool on, int cpu,
 		WRITE_ONCE(ep->ctrl->on_cpu, on);
 		/* The senders' copy, for their doorbell decision. */
 		WRITE_ONCE(ep->ring->on_cpu, on);
+		if (!on && runnable && !ep->acct_closed)
+			cosched_preempted(ep);
 		raw_spin_unlock(&ep->acct_lock);
 	}
 }
@@ -61,8 +64,10 @@ static void cosched_probe_switch(void *data, bool preempt,
 		return;
 	cpu = smp_processor_id();
 	now = ktime_get_ns();
-	cosched_oncpu_update(prev, false, cpu, now);
-	cosched_oncpu_update(next, true, cpu, now);
+	/* TASK_RUNNING: preempted rather than gone to sleep. */
+	cosched_oncpu_update(prev, false, prev_state == TASK_RUNNING, cpu,
+			     now);
+	cosched_oncpu_update(next, true, false, cpu, now);
 }
 
 /* Called with cosched_mutex held, before the endpoint is visible. */

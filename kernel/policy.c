@@ -101,8 +101,38 @@ void cosched_arrive(struct cosched_ep *ep, u32 count)
 	cosched_poll_wake(ep, EPOLLIN | EPOLLRDNORM);
 	if (READ_ONCE(ep->prio_state) == COSCHED_PRIO_LOWERED)
 		cosched_unlower(ep);
-	if (pol->on_arrival == COSCHED_ON_ARRIVAL_BOOST && !on_cpu)
+	if (pol->on_arrival == COSCHED_ON_ARRIVAL_BOOST && !on_cpu) {
+		WRITE_ONCE(ep->boost_seen, arrivals);
 		cosched_boost(ep, COSCHED_BOOST_ARRIVAL);
+	}
+}
+
+/**
+ * cosched_preempted() - the owner lost its CPU while still runnable
+ * @ep: the endpoint; called by the sched_switch probe, with the
+ *	runqueue lock and @ep->acct_lock held
+ *
+ * Under a dcs policy an arrival gets no boost while its receiver is on
+ * a CPU, since the receiver is about to see it.  But the receiver may
+ * be preempted first: a TCP message that libcosched receives through
+ * io_uring, for one, becomes visible only after the receiver has run
+ * the kernel's task work, and a tick can take the CPU away before.  A
+ * receiver preempted with arrivals it has not consumed, none of them
+ * boosted for yet, is then boosted as if they had arrived now: once per
+ * arrival count, and within the job's budget like any boost.  Nothing
+ * here may wake a task, so an hrtimer hands the boost to the worker.
+ */
+void cosched_preempted(struct cosched_ep *ep)
+{
+	u64 arrivals = READ_ONCE(ep->ctrl->arrivals);
+
+	if (cosched_active_policy()->on_arrival != COSCHED_ON_ARRIVAL_BOOST ||
+	    arrivals == READ_ONCE(ep->ctrl->consumed) ||
+	    arrivals == READ_ONCE(ep->boost_seen) ||
+	    READ_ONCE(ep->prio_state) != COSCHED_PRIO_OWN)
+		return;
+	WRITE_ONCE(ep->boost_seen, arrivals);
+	hrtimer_start(&ep->reboost_timer, 0, HRTIMER_MODE_REL);
 }
 
 /* A peer of the job went away that the owner has not yet been told of. */

@@ -54,7 +54,7 @@ TRACE_EVENT(cosched_boost,
 		  __entry->job, __entry->rank, __entry->pid,
 		  __print_symbolic(__entry->reason,
 				   { 0, "arrival" }, { 1, "periodic" },
-				   { 2, "yield" }),
+				   { 2, "yield" }, { 3, "preempted" }),
 		  __entry->len_ns)
 );
 

@@ -27,7 +27,7 @@ HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
 HOOKS_N=${HOOKS_N:-350}
 RDMA_N=${RDMA_N:-50}
-ALL="abi sysfs policies tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf rdma"
+ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf rdma"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -37,6 +37,7 @@ spec() {
 	case $1 in
 	abi)		echo "90 $BIN/abi" ;;
 	policies)	echo "60 $BIN/policies" ;;
+	preempted)	echo "60 $BIN/preempted" ;;
 	ring)		echo "60 $BIN/ring" ;;
 	tracepoints)	echo "90 $ROOT/tests/guest/tracepoints.sh" ;;
 	sysfs)		echo "90 $BIN/sysfs" ;;
