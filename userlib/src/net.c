@@ -830,6 +830,11 @@ int net_poll(struct net *n, net_deliver_fn fn, void *arg)
 	return 0;
 }
 
+int net_fetch(struct net *n)
+{
+	return io_uring_get_events(&n->rx);
+}
+
 /* Arm every peer's first recv, from the receiving thread. */
 static void rx_kick(struct net *n)
 {

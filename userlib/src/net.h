@@ -67,6 +67,13 @@ int net_send(struct net *n, uint32_t rank, const void *buf, size_t len);
 int net_poll(struct net *n, net_deliver_fn fn, void *arg);
 
 /*
+ * Enter the kernel once so that it posts the completions it has deferred
+ * to this task (io_uring runs a socket receive's completion as task work
+ * of the ring's owner).  0 or -errno.
+ */
+int net_fetch(struct net *n);
+
+/*
  * Block in the ring's own completion wait until a completion is ready or
  * ev_fd is readable: 0, -ETIMEDOUT (timeout_ns, 0 = none), or -EINTR.
  */

@@ -45,12 +45,33 @@ static int take_net(void *p, uint32_t src, const void *buf, size_t len)
 	return 0;
 }
 
-static ssize_t recv_net(struct recv_arg *a)
+/*
+ * After net_poll() found nothing: if the arrival count moved since the
+ * last time, make the kernel post what it holds back, and say whether a
+ * second look is worth it.  The module's hook counts a TCP arrival when
+ * the data reaches the socket, but io_uring posts the receive's
+ * completion only when this task runs its task work: at its next system
+ * call, or when the kernel's kick (an interrupt) reaches it, which a
+ * busy-polling receiver may wait milliseconds for (Documentation/
+ * hooks.rst).  One system call per such arrival at most; only the
+ * receiving thread calls this, so net_fetched needs no atomics.
+ */
+static bool net_fetch_due(struct cosched_ep *ep, uint64_t arrivals)
+{
+	if (arrivals == ep->net_fetched || !ep_has_module(ep))
+		return false;
+	ep->net_fetched = arrivals;
+	return net_fetch(ep->net) >= 0;
+}
+
+static ssize_t recv_net(struct recv_arg *a, uint64_t arrivals)
 {
 	int n;
 
 	a->ret = -EAGAIN;
 	n = net_poll(a->ep->net, take_net, a);
+	if (!n && net_fetch_due(a->ep, arrivals))
+		n = net_poll(a->ep->net, take_net, a);
 	if (n < 0 && a->ret == -EAGAIN)
 		a->ret = n;
 	return a->ret;
@@ -75,7 +96,7 @@ bool ep_try_recv(void *p)
 			*a->src = m.src;
 		mark_drained(ep, arrivals);
 	} else if (a->ret == -EAGAIN && ep->net) {
-		recv_net(a);
+		recv_net(a, arrivals);
 	}
 	if (a->ret == -EAGAIN)
 		return false;
@@ -123,16 +144,20 @@ PUBLIC int cosched_probe(struct cosched_ep *ep, uint32_t *src, size_t *len)
 {
 	struct probe_arg a = { 0, 0, false };
 	struct ring_msg m;
+	uint64_t arrivals;
 	int err;
 
 	if (__atomic_load_n(&ep->cb, __ATOMIC_RELAXED))
 		return -EBUSY;
+	arrivals = __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE);
 	err = ring_peek(&ep->own.v, &m);
 	if (!err) {
 		a.src = m.src;
 		a.len = m.len;
 	} else if (err == -EAGAIN && ep->net) {
 		err = net_poll(ep->net, peek_net, &a);
+		if (!a.found && !err && net_fetch_due(ep, arrivals))
+			err = net_poll(ep->net, peek_net, &a);
 		err = a.found ? 0 : err < 0 ? err : -EAGAIN;
 	}
 	if (err)
