@@ -4,7 +4,9 @@
 # for a receiver that shares its CPU with a CPU hog, under local and dcs
 # (bench/tcp_wake): under dcs the module's hook on the registered socket
 # boosts the receiver.  The two policies take turns in ROUNDS rounds; the
-# table gives the median over the rounds and the p90 ratio.
+# table gives the median over the rounds and the p90 ratio, beside the
+# floor that the emulator sets (bench/vcpu_stall: a stalled vCPU delays
+# any receiver, whatever the policy).
 # Runs inside a guest, from the repository root:
 #   make modules && make -C bench
 #   tests/vm/vmrun.sh --kernel 6.12 --smp 2 -- bench/tcp_wake.sh [rounds [samples]]
@@ -22,6 +24,8 @@ rmmod cosched 2>/dev/null || true
 insmod "$KO"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
+	# The emulator's own floor, in the same rounds (bench/vcpu_stall.c).
+	echo "policy=floor $(build/bench/vcpu_stall -n "$N")" >>"$OUT"
 	for p in local dcs; do
 		echo "$p" >"$SYS/policy"
 		PORT=$((PORT + 2))
@@ -38,8 +42,9 @@ med() { # policy key
 }
 echo "# TCP arrival to receipt, receiver next to a CPU hog, us; medians over $ROUNDS rounds of $N"
 printf '# %-8s %10s %10s %10s\n' policy p50 p90 max
-for p in local dcs; do
+for p in floor local dcs; do
 	printf '# %-8s %10s %10s %10s\n' "$p" "$(med "$p" p50_us)" "$(med "$p" p90_us)" "$(med "$p" max_us)"
 done
+echo "# floor: a store on CPU 1 seen by a spinning CPU 0, no scheduler involved; longest vCPU stall $(med floor stall_us) us"
 echo "# p90 local / dcs: $(awk -v a="$(med local p90_us)" -v b="$(med dcs p90_us)" 'BEGIN { printf "%.1f", a / b }')"
 rm -f "$OUT"
