@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The columns of the tables: the module's ten policies and the baselines a
+user would pick instead.  A column says how every job of a run is launched
+and which policy the module must have."""
+from .util import BenchError
+
+POLICIES = ["local", "sb", "sy", "dcs", "dcs-sb", "dcs-sy",
+            "pb", "pbt", "pb-sb", "pb-sy"]
+
+# Baselines: plain MPI without the glue.
+#   busy-poll  MPI's default busy polling under the stock scheduler (the
+#              module, when loaded, is set to local: it does nothing)
+#   mpi-yield  Open MPI's mpi_yield_when_idle=1: polls, but sched_yield()s
+#              between polls.  MPICH 4.0.2 (ch4:ucx) has no such mode.
+#   gang       busy polling, jobs time-sliced by SIGSTOP/SIGCONT (the way
+#              Slurm gang-schedules); gang:MS sets the slice.
+# No "blocking progress" column: neither MPI installed here has one (MPICH
+# ch4:ucx always polls; Open MPI 4.1's ob1/tcp polls in MPI_Wait, its
+# btl_tcp_progress_thread adds a thread but the caller still polls).
+BASELINES = ["busy-poll", "mpi-yield", "gang"]
+
+DEFAULT_GANG_SLICE_MS = 100
+
+
+class Column:
+    def __init__(self, name, policy, glue, mpi=None, mpiexec_args=(),
+                 gang_ms=None):
+        self.name = name            # as in the tables
+        self.policy = policy        # the module's policy during the run
+        self.glue = glue            # preload the MPI glue
+        self.mpi = mpi              # forced MPI implementation, or None
+        self.mpiexec_args = list(mpiexec_args)
+        self.gang_ms = gang_ms      # time slice, for the gang baseline
+
+    @property
+    def is_policy(self):
+        return self.glue
+
+    def __repr__(self):
+        return f"Column({self.name})"
+
+
+def parse(spec, gang_ms=DEFAULT_GANG_SLICE_MS):
+    """'local,dcs,busy-poll,gang:50' -> [Column]; 'all' = every policy,
+    'baselines' = every baseline."""
+    cols = []
+    for word in spec.split(","):
+        word = word.strip()
+        if not word:
+            continue
+        if word == "all":
+            cols += [parse_one(p, gang_ms) for p in POLICIES]
+        elif word == "baselines":
+            cols += [parse_one(b, gang_ms) for b in BASELINES]
+        else:
+            cols.append(parse_one(word, gang_ms))
+    names = [c.name for c in cols]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise BenchError(f"column given twice: {', '.join(sorted(dup))}")
+    if not cols:
+        raise BenchError("no policies or baselines given")
+    return cols
+
+
+def parse_one(word, gang_ms):
+    if word in POLICIES:
+        return Column(word, word, glue=True)
+    if word == "busy-poll":
+        return Column(word, "local", glue=False)
+    if word == "mpi-yield":
+        return Column(word, "local", glue=False, mpi="openmpi",
+                      mpiexec_args=["--mca mpi_yield_when_idle 1"])
+    if word == "gang" or word.startswith("gang:"):
+        ms = gang_ms
+        if ":" in word:
+            try:
+                ms = int(word.split(":", 1)[1])
+            except ValueError:
+                ms = 0
+            if ms <= 0:
+                raise BenchError(f"'{word}': gang:MS takes a positive slice in ms")
+            return Column(word, "local", glue=False, gang_ms=ms)
+        return Column("gang", "local", glue=False, gang_ms=ms)
+    raise BenchError(f"unknown policy or baseline '{word}' "
+                     f"(policies: {' '.join(POLICIES)}; baselines: "
+                     f"{' '.join(BASELINES)}, gang:MS)")

@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Starting the jobs of a run: every MPI job through mpi-glue/cosched-run
+(rank i on node i), background competitors (hog, noise) one per node, the
+gang baseline around them, and the monitor beside them.  Waits for the MPI
+jobs, stops the rest, and returns what each printed."""
+import os
+import signal
+import subprocess
+import time
+
+from . import procs
+from .util import BenchError, log, parse_kv, result_line, to_float
+
+# Programs that are not MPI jobs: one process per node, running until the
+# MPI jobs are done (they compete; they are not part of the completion time).
+BACKGROUND = {"hog", "noise"}
+
+
+class Cluster:
+    """Where ranks go.  Without hosts: this machine, node i = CPU i.  With
+    hosts: node i = host i, every rank on CPU `cpu` of its host."""
+
+    def __init__(self, root, nodes, hosts=None, cpu=0):
+        self.root = root
+        self.hosts = hosts or []
+        self.nodes = len(self.hosts) if self.hosts else nodes
+        self.cpu = cpu
+
+    def mpiexec_args(self, mpi, rpn=1):
+        if not self.hosts:
+            return []
+        hl = ",".join(h for h in self.hosts for _ in range(rpn))
+        return [f"-hosts {hl}"] if mpi == "mpich" else [f"--host {hl}"]
+
+    def cpus(self, rpn=1):
+        """cosched-run's -c: the CPU of each rank, rank r on node r // rpn
+        (on a cluster, the hosts list repeats each host rpn times too)."""
+        if self.hosts:
+            return ",".join([str(self.cpu)] * (self.nodes * rpn))
+        return ",".join(str(n) for n in range(self.nodes) for _ in range(rpn))
+
+
+class Paths:
+    def __init__(self, root, mpi):
+        self.root = root
+        self.cosched_run = os.path.join(root, "mpi-glue", "cosched-run")
+        self.wl = os.path.join(root, "build", "bench", "workloads")
+        self.mpi = mpi
+        self.monitor = os.path.join(root, "build", "bpf", "cosched-monitor")
+
+    def program(self, name, mpi):
+        if name in BACKGROUND or name == "gang":
+            return os.path.join(self.wl, name)
+        return os.path.join(self.wl, mpi, name)
+
+
+def check_programs(paths, mixes, columns):
+    """Fail early, with the make target to run, if something is not built."""
+    missing = set()
+    if not os.access(paths.cosched_run, os.X_OK):
+        missing.add(paths.cosched_run)
+    for col in columns:
+        mpi = col.mpi or paths.mpi
+        for mix in mixes:
+            for job in mix.jobs:
+                p = paths.program(job.program, mpi)
+                if not os.access(p, os.X_OK):
+                    missing.add(p)
+        if col.gang_ms and not os.access(paths.program("gang", mpi), os.X_OK):
+            missing.add(paths.program("gang", mpi))
+    if missing:
+        raise BenchError("not built: " + ", ".join(sorted(missing)) +
+                         " (make -C bench/workloads; make mpi-glue)")
+
+
+class Running:
+    """One started job: the root of its process tree, files and times."""
+
+    def __init__(self, job, pid, popen, logbase, program, t0):
+        self.job = job
+        self.pid = pid              # the job's launcher (its tree's root)
+        self.popen = popen          # None when gang started it
+        self.logbase = logbase
+        self.program = program
+        self.t0 = t0
+        self.t1 = None
+        self.rc = None
+
+    def done(self):
+        if self.popen is not None:
+            return self.popen.poll() is not None
+        return not os.path.exists(f"/proc/{self.pid}")
+
+
+def job_command(paths, cluster, col, job, jobid, size_args):
+    mpi = col.mpi or paths.mpi
+    prog = paths.program(job.program, mpi)
+    cmd = [paths.cosched_run, "-m", mpi, "-n", str(cluster.nodes * job.rpn),
+           "-j", str(jobid), "-c", cluster.cpus(job.rpn)]
+    if not col.glue:
+        cmd.append("-N")
+    for x in col.mpiexec_args + cluster.mpiexec_args(mpi, job.rpn):
+        cmd += ["-x", x]
+    # No "--" before the program: gang splits its command line on "--".
+    return cmd + [prog] + job.args + size_args + ["-q"], prog
+
+
+def background_commands(paths, cluster, job):
+    """One competitor process per node (local mode only)."""
+    prog = paths.program(job.program, paths.mpi)
+    return [["taskset", "-c", str(i), prog] + job.args
+            for i in range(cluster.nodes)], prog
+
+
+def start(cmd, logbase):
+    with open(logbase + ".out", "w") as out, open(logbase + ".err", "w") as err:
+        # Own session: the job's tree can be signalled (kill) as a group.
+        return subprocess.Popen(cmd, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def redirected(cmd, logbase):
+    """CMD with its output in LOGBASE.out/.err, for gang, which starts the
+    jobs itself with its own stdout (sh execs CMD: the pid stays the job's)."""
+    return ["sh", "-c", 'exec "$@" >"$0.out" 2>"$0.err"', logbase] + cmd
+
+
+def start_gang(paths, col, cmds, logbase, t0):
+    """gang -s MS -- job1 -- job2 ...; returns its Popen and the jobs' pids
+    (its children, in the order it started them)."""
+    argv = [paths.program("gang", paths.mpi), "-s", f"{col.gang_ms}ms"]
+    for c in cmds:
+        argv += ["--"] + c
+    p = start(argv, logbase + "_gang")
+    pids = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and p.poll() is None:
+        kids = sorted(c for c in procs.descendants(p.pid)
+                      if procs.ppid_of(c) == p.pid)
+        if len(kids) >= len(cmds):
+            pids = kids[:len(cmds)]
+            break
+        time.sleep(0.05)
+    return p, pids
+
+
+def gang_ends(logbase):
+    """gang's per-job lines: {index: (status, end_s)}."""
+    out = {}
+    try:
+        with open(logbase + "_gang.out", errors="replace") as f:
+            for line in f:
+                if line.startswith("job="):
+                    kv = parse_kv(line)
+                    out[int(kv["job"])] = (int(kv.get("status", 1)),
+                                           to_float(kv.get("end_s")))
+    except (OSError, ValueError, KeyError):
+        pass
+    return out
+
+
+def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
+    """Start JOBS (list of (Job, size_args)) at once, through gang when the
+    column is the gang baseline; wait for the MPI jobs (or TIMEOUT seconds),
+    stop the background ones.  Returns {jobs: [...], timed_out, monitor_csv,
+    elapsed_s}."""
+    running, background = [], []
+    t0 = time.monotonic()
+    mpi_cmds = []
+    for job, size_args in jobs:
+        base = f"{logbase}_j{job.index + 1}"
+        if job.program in BACKGROUND:
+            if cluster.hosts:
+                raise BenchError(f"{job.program}: background competitors run "
+                                 "only on the local emulated cluster")
+            cmds, prog = background_commands(paths, cluster, job)
+            for n, c in enumerate(cmds):
+                p = start(c, f"{base}_n{n}")
+                background.append(Running(job, p.pid, p, f"{base}_n{n}", prog, t0))
+            continue
+        cmd, prog = job_command(paths, cluster, col, job, job.index + 1,
+                                size_args)
+        mpi_cmds.append((job, cmd, prog, base))
+
+    gang = None
+    if col.gang_ms:
+        gang, pids = start_gang(paths, col, [redirected(c, b) for _, c, _, b in mpi_cmds],
+                                logbase, t0)
+        if len(pids) < len(mpi_cmds):
+            procs.kill_tree(gang.pid)
+            gang.wait()
+            raise BenchError(f"gang did not start the jobs (see {logbase}_gang.err)")
+        running = [Running(j, pid, None, b, prog, t0)
+                   for (j, _, prog, b), pid in zip(mpi_cmds, pids)]
+    else:
+        for job, cmd, prog, base in mpi_cmds:
+            p = start(cmd, base)
+            running.append(Running(job, p.pid, p, base, prog, time.monotonic()))
+
+    mon = monitor.start(running, logbase) if monitor is not None else None
+
+    timed_out = False
+    pending = list(running)
+    while pending:
+        for r in list(pending):
+            if r.done():
+                r.rc = r.popen.returncode if r.popen else None
+                r.t1 = time.monotonic()
+                pending.remove(r)
+        if pending and time.monotonic() - t0 > timeout:
+            timed_out = True
+            for r in pending:
+                procs.kill_tree(r.pid)
+                r.t1 = time.monotonic()
+                r.rc = r.popen.wait() if r.popen else -9
+            break
+        time.sleep(0.05)
+
+    if gang is not None:
+        if timed_out:
+            procs.kill_tree(gang.pid)
+        try:
+            gang.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            procs.kill_tree(gang.pid)
+            gang.wait()
+        ends = gang_ends(logbase)
+        for i, r in enumerate(running):
+            if i in ends:
+                r.rc = ends[i][0]
+                if ends[i][1] is not None:
+                    r.t1 = t0 + ends[i][1]
+            elif r.rc is None:
+                r.rc = -1
+    for b in background:
+        procs.kill_tree(b.pid, signal.SIGTERM)
+    for b in background:
+        try:
+            b.rc = b.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            procs.kill_tree(b.pid)
+            b.rc = b.popen.wait()
+        b.t1 = time.monotonic()
+    mon_csv = monitor.stop(mon) if mon else None
+
+    results = []
+    for r in running + background:
+        with open(r.logbase + ".out", errors="replace") as f:
+            res = result_line(f.read())
+        if r.rc != 0 and r in running and not timed_out:
+            with open(r.logbase + ".err", errors="replace") as f:
+                tail = f.read().strip().splitlines()[-3:]
+            log(f"run-mix: job {r.job.label} exited {r.rc}: " + " | ".join(tail))
+        results.append({
+            "job": r.job,
+            "background": r in background,
+            "rc": r.rc,
+            "wall_s": r.t1 - r.t0,
+            "end_s": r.t1 - t0,
+            "result": res or {},
+            "time_s": to_float((res or {}).get("time_s")),
+        })
+    return {"jobs": results, "timed_out": timed_out, "monitor_csv": mon_csv,
+            "elapsed_s": time.monotonic() - t0}

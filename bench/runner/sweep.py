@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The sweep: standalone times first, then every (mix, repeat, column) run,
+one CSV row each, skipping the runs the results directory already has."""
+import os
+import time
+
+from . import module as modmod
+from .launch import BACKGROUND, run_jobs
+from .monitor import summarize
+from .util import BenchError, cov, log, to_float
+
+
+class Sweep:
+    def __init__(self, opts, paths, cluster, results, mod, monitor):
+        self.o = opts
+        self.paths = paths
+        self.cluster = cluster
+        self.res = results
+        self.mod = mod
+        self.monitor = monitor
+
+    # -- standalone ----------------------------------------------------
+    def seconds_for(self, job):
+        if self.o.seconds is not None:
+            return self.o.seconds
+        return job.seconds if job.seconds is not None else self.o.default_seconds
+
+    def standalone_key(self, job):
+        return "|".join([job.program, " ".join(job.args), self.paths.mpi,
+                         str(self.cluster.nodes), f"{self.seconds_for(job):g}"])
+
+    def standalone(self, mixes, busy_poll):
+        """Each distinct MPI job alone, sized with -t; its iterations then
+        size every concurrent run.  Returns {key: row}."""
+        out = {}
+        todo = []
+        for mix in mixes:
+            for job in mix.jobs:
+                if job.program in BACKGROUND:
+                    continue
+                key = self.standalone_key(job)
+                if key in out or key in [k for k, _ in todo]:
+                    continue
+                row = self.res.standalone_row(key)
+                if row:
+                    out[key] = row
+                else:
+                    todo.append((key, job))
+        if todo and self.mod.available:
+            self.mod.set_policy("local")
+        for n, (key, job) in enumerate(todo, 1):
+            secs = self.seconds_for(job)
+            log(f"[standalone {n}/{len(todo)}] {job.program} {' '.join(job.args)} "
+                f"-t {secs:g}")
+            base = self.res.log_base("standalone", job.program, *job.args, f"t{secs:g}")
+            r = run_jobs(self.paths, self.cluster, busy_poll,
+                         [(job, ["-t", f"{secs:g}"])], base,
+                         timeout=secs * 10 + 300)["jobs"][0]
+            ok = r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")
+            row = {"key": key, "program": job.program, "args": " ".join(job.args),
+                   "mpi": self.paths.mpi, "nodes": self.cluster.nodes,
+                   "seconds": f"{secs:g}", "iters": r["result"].get("iters", ""),
+                   "time_s": r["result"].get("time_s", ""),
+                   "comm_pct": r["result"].get("comm_pct", ""),
+                   "wall_s": f"{r['wall_s']:.3f}", "status": "ok" if ok else "error",
+                   "started": time.strftime("%H:%M:%S")}
+            self.res.standalone.append(row)
+            if not ok:
+                raise BenchError(f"standalone {job.program} {' '.join(job.args)} "
+                                 f"failed (exit {r['rc']}; see {base}_j*.err)")
+            log(f"    {row['time_s']} s, {row['iters']} iterations, "
+                f"{row['comm_pct']}% communication")
+            out[key] = row
+        return out
+
+    # -- the concurrent runs -------------------------------------------
+    def run_all(self, mixes, columns, alone):
+        cells = [(m, rep, c) for m in mixes for rep in range(1, self.o.repeats + 1)
+                 for c in columns]
+        todo = [x for x in cells if not self.res.done(x[0].name, x[2].name, x[1])]
+        if len(todo) < len(cells):
+            log(f"run-mix: resuming: {len(cells) - len(todo)} of {len(cells)} runs "
+                f"already in {self.res.runs.path}")
+        t_start = time.monotonic()
+        for n, (mix, rep, col) in enumerate(todo, 1):
+            row = self.run_one(mix, rep, col, alone)
+            self.res.runs.append(row)
+            spent = time.monotonic() - t_start
+            eta = spent / n * (len(todo) - n)
+            what = (f"{row['completion_s']} s, x{row['slowdown']} ideal"
+                    if row["completion_s"] else row["note"])
+            log(f"[{n}/{len(todo)}] {mix.name} {col.name} r{rep}: {row['status']}, "
+                f"{what} (eta {eta / 60:.0f} min)")
+
+    def run_one(self, mix, rep, col, alone):
+        base = self.res.log_base(mix.name, col.name.replace(":", ""), f"r{rep}")
+        row = {"mix": mix.name, "column": col.name, "repeat": rep,
+               "mpi": col.mpi or self.paths.mpi, "nodes": self.cluster.nodes,
+               "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        mpi_jobs = [j for j in mix.jobs if j.program not in BACKGROUND]
+        keys = [self.standalone_key(j) for j in mpi_jobs]
+        standalone = [to_float(alone[k]["time_s"]) for k in keys]
+        ideal = sum(standalone)
+        row.update(ideal_s=f"{ideal:.3f}",
+                   seconds=";".join(alone[k]["seconds"] for k in keys),
+                   job_labels=";".join(j.label for j in mix.jobs),
+                   job_standalone_s=";".join(f"{s:.3f}" for s in standalone))
+        if col.is_policy and not self.mod.available:
+            row.update(status="skipped", note=f"no module: {self.mod.why_not}")
+            return row
+        try:
+            if self.mod.available:
+                self.mod.set_policy(col.policy)
+            before = self.mod.stats()
+            jobs = [(j, [] if j.program in BACKGROUND else
+                     ["-n", alone[self.standalone_key(j)]["iters"]]) for j in mix.jobs]
+            out = run_jobs(self.paths, self.cluster, col, jobs, base,
+                           timeout=ideal * self.o.timeout_factor + 120,
+                           monitor=self.monitor)
+            after = self.mod.stats()
+        except BenchError as e:
+            row.update(status="error", note=str(e))
+            return row
+        return self.fill(row, out, ideal, modmod.delta(before, after))
+
+    def fill(self, row, out, ideal, stats):
+        fg = [r for r in out["jobs"] if not r["background"]]
+        bg = [r for r in out["jobs"] if r["background"]]
+        times = [r["time_s"] for r in fg]
+        failed = [r for r in fg if r["rc"] != 0 or r["time_s"] is None]
+        if out["timed_out"]:
+            status, note = "timeout", f"killed after {out['elapsed_s']:.0f} s"
+        elif failed:
+            status = "error"
+            note = "failed: " + ",".join(r["job"].label for r in failed)
+        else:
+            status, note = "ok", ""
+        comp = max(times) if status == "ok" else None
+        row.update(status=status, note=note,
+                   completion_s=f"{comp:.3f}" if comp else "",
+                   makespan_wall_s=f"{max(r['end_s'] for r in fg):.3f}",
+                   slowdown=f"{comp / ideal:.3f}" if comp and ideal else "",
+                   job_times_s=";".join(f"{t:.3f}" if t is not None else ""
+                                        for t in times),
+                   cov=f"{cov(times):.4f}" if status == "ok" and cov(times) is not None else "",
+                   mean_job_s=f"{sum(times) / len(times):.3f}" if status == "ok" else "",
+                   background_share=";".join(r["result"].get("share", "") for r in bg),
+                   boosts=stats.get("boosts", ""),
+                   boosted_ns=stats.get("boosted_ns", ""),
+                   stats=" ".join(f"{k}={v}" for k, v in sorted(stats.items())))
+        mon = out["monitor_csv"]
+        if mon:
+            # Shares while every job still ran: up to the first job's end.
+            first_end = min(r["end_s"] for r in fg) - mon["offset"]
+            s = summarize(mon["csv"], first_end)
+            ids = [f"j{r['job'].index + 1}" for r in fg]
+            row.update(monitor_csv=os.path.relpath(mon["csv"], self.res.dir), monitor_offset_s=f"{mon['offset']:.3f}",
+                       job_share=";".join(f"{s[i][0]:.4f}" if i in s else "" for i in ids),
+                       job_degree=";".join(f"{s[i][1]:.4f}" if i in s else "" for i in ids))
+        return row
