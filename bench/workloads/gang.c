@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gang: the gang-scheduling baseline, time slicing whole jobs with
+ * SIGSTOP/SIGCONT the way Slurm's gang scheduler does.  Each job (an
+ * mpiexec and everything it starts) gets its own process group; in turn
+ * each job runs for one slice while every other job is stopped, so all
+ * the ranks of a job run together and no rank waits for a descheduled
+ * peer.  Runs until every job has exited; one line per job as it ends
+ * and a summary:
+ *
+ *   job=I pid=P status=S end_s=E ran_s=R
+ *   gang jobs=N slice_ms=S makespan_s=M switches=W failed=F
+ *
+ * end_s counts from gang's start; ran_s is the time the job held the
+ * machine.  A job's processes are its process group plus any descendant
+ * that left it (launchers may give ranks groups of their own), found in
+ * /proc at each switch.
+ *
+ * usage: gang [-s slice] [-q] -- cmd1 [args] -- cmd2 [args] [-- ...]
+ */
+#define _GNU_SOURCE
+#include "dur.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_JOBS	64
+#define MAX_PROCS	32768
+
+struct job {
+	char **argv;
+	pid_t pid;		/* the leader, also the group id */
+	int done, status;
+	uint64_t end, ran;
+};
+
+static struct job jobs[MAX_JOBS];
+static int njobs;
+static sigset_t oldmask;
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: gang [-s slice] [-q] -- cmd1 [args] -- cmd2 [args] [-- ...]\n"
+		"  -s  time slice per job (default 100ms; 2s, 500us, a bare number is ms)\n"
+		"  -q  no per-job lines, only the summary\n");
+	exit(2);
+}
+
+/* ppid and pgid of @pid from /proc/<pid>/stat; -1 if it is gone. */
+static int proc_stat(pid_t pid, pid_t *ppid, pid_t *pgid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	/* The command name may hold spaces and parentheses: skip to the last ')'. */
+	p = ok ? strrchr(buf, ')') : NULL;
+	if (!p || sscanf(p + 1, " %*c %d %d", ppid, pgid) != 2)
+		return -1;
+	return 0;
+}
+
+/*
+ * Send @sig to the job: its process group, then every descendant of its
+ * leader that lives in another group.
+ */
+static void signal_job(struct job *j, int sig)
+{
+	static pid_t pid[MAX_PROCS], ppid[MAX_PROCS], pgid[MAX_PROCS];
+	struct dirent *d;
+	int n = 0, i, k, depth;
+	DIR *dir;
+
+	if (kill(-j->pid, sig) && errno != ESRCH)
+		fprintf(stderr, "gang: signal %d to job %d: %s\n", sig,
+			(int)(j - jobs), strerror(errno));
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir)) && n < MAX_PROCS) {
+		char *end;
+		long v = strtol(d->d_name, &end, 10);
+
+		if (*end || v <= 0)
+			continue;
+		pid[n] = (pid_t)v;
+		if (proc_stat(pid[n], &ppid[n], &pgid[n]) == 0)
+			n++;
+	}
+	closedir(dir);
+	for (i = 0; i < n; i++) {
+		pid_t up = ppid[i];
+
+		if (pgid[i] == j->pid)
+			continue;
+		/* Walk up the parents; a bounded walk, /proc may change. */
+		for (depth = 0; up > 1 && up != j->pid && depth < 64; depth++) {
+			for (k = 0; k < n && pid[k] != up; k++)
+				;
+			up = k < n ? ppid[k] : 0;
+		}
+		if (up == j->pid)
+			kill(pid[i], sig);
+	}
+}
+
+static void start(struct job *j)
+{
+	int status;
+
+	j->pid = fork();
+	if (j->pid < 0) {
+		perror("gang: fork");
+		exit(1);
+	}
+	if (j->pid == 0) {
+		/* Own group, then wait stopped until the first slice. */
+		setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		kill(getpid(), SIGSTOP);
+		execvp(j->argv[0], j->argv);
+		fprintf(stderr, "gang: %s: %s\n", j->argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(j->pid, j->pid);	/* either side may win the race */
+	if (waitpid(j->pid, &status, WUNTRACED) < 0 || !WIFSTOPPED(status)) {
+		fprintf(stderr, "gang: job %d did not start\n", (int)(j - jobs));
+		exit(1);
+	}
+}
+
+/* Reap every leader that exited; returns how many did. */
+static int reap(uint64_t t0, int quiet, int *failed)
+{
+	int i, n = 0, st;
+
+	for (i = 0; i < njobs; i++) {
+		struct job *j = &jobs[i];
+
+		if (j->done || waitpid(j->pid, &st, WNOHANG) != j->pid)
+			continue;
+		j->done = 1;
+		j->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		j->end = dur_now() - t0;
+		/* Leftovers of the job must not stay stopped forever. */
+		kill(-j->pid, SIGCONT);
+		if (j->status)
+			(*failed)++;
+		if (!quiet)
+			printf("job=%d pid=%d status=%d end_s=%.3f ran_s=%.3f\n", i,
+			       j->pid, j->status, j->end * 1e-9, j->ran * 1e-9);
+		fflush(stdout);
+		n++;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t slice = 100000000ull, t0, s0, now;
+	int i, quiet = 0, left, cur = -1, failed = 0, sig;
+	unsigned long switches = 0;
+	struct timespec ts;
+	sigset_t set;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+			if (dur_parse(argv[++i], 1000000ull, &slice))
+				usage();
+		} else if (!strcmp(argv[i], "-q")) {
+			quiet = 1;
+		} else {
+			usage();
+		}
+	}
+	/* The jobs: the words between one "--" and the next. */
+	while (i < argc) {
+		argv[i++] = NULL;	/* the "--" ends the previous job */
+		if (i >= argc || !strcmp(argv[i], "--"))
+			usage();
+		if (njobs == MAX_JOBS) {
+			fprintf(stderr, "gang: at most %d jobs\n", MAX_JOBS);
+			return 2;
+		}
+		jobs[njobs++].argv = &argv[i];
+		while (i < argc && strcmp(argv[i], "--"))
+			i++;
+	}
+	if (!njobs)
+		usage();
+
+	/* Signals arrive through sigtimedwait, never asynchronously. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, &oldmask)) {
+		perror("gang: sigprocmask");
+		return 1;
+	}
+	for (i = 0; i < njobs; i++)
+		start(&jobs[i]);
+
+	t0 = dur_now();
+	left = njobs;
+	while (left > 0) {
+		/* The next job still alive, round robin. */
+		do
+			cur = (cur + 1) % njobs;
+		while (jobs[cur].done);
+		signal_job(&jobs[cur], SIGCONT);
+		switches++;
+		s0 = dur_now();
+		/* Its slice, cut short if it ends or we are told to stop. */
+		for (;;) {
+			now = dur_now();
+			if (left > 1 && now - s0 >= slice)
+				break;
+			if (left > 1) {
+				ts.tv_sec = (slice - (now - s0)) / 1000000000ull;
+				ts.tv_nsec = (slice - (now - s0)) % 1000000000ull;
+			} else {
+				ts.tv_sec = 1;	/* alone: no more switching */
+				ts.tv_nsec = 0;
+			}
+			sig = sigtimedwait(&set, NULL, &ts);
+			if (sig == SIGINT || sig == SIGTERM) {
+				fprintf(stderr, "gang: signal %d, terminating the jobs\n", sig);
+				for (i = 0; i < njobs; i++)
+					if (!jobs[i].done) {
+						signal_job(&jobs[i], SIGTERM);
+						signal_job(&jobs[i], SIGCONT);
+					}
+				while (wait(NULL) > 0 || errno == EINTR)
+					;
+				return 1;
+			}
+			if (sig == SIGCHLD) {
+				siginfo_t si = { 0 };
+
+				/*
+				 * Stops and continues raise SIGCHLD too: only
+				 * the running job's exit ends its slice early.
+				 */
+				if (waitid(P_PID, jobs[cur].pid, &si,
+					   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+				    si.si_pid == jobs[cur].pid)
+					break;
+			}
+		}
+		jobs[cur].ran += dur_now() - s0;
+		left -= reap(t0, quiet, &failed);
+		if (!jobs[cur].done)
+			signal_job(&jobs[cur], SIGSTOP);
+	}
+	printf("gang jobs=%d slice_ms=%.3f makespan_s=%.3f switches=%lu failed=%d\n",
+	       njobs, slice * 1e-6, (dur_now() - t0) * 1e-9, switches, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Host-side smoke test of bench/workloads and bench/mixes (tests/check.sh's
+# "workloads" part; also `make -C bench/workloads check`).  No module, no
+# guest.  Under MPICH and Open MPI, over TCP on loopback, never shared
+# memory:
+#   - life, mg, lu, ep at 2 ranks for about half a second (-t 0.5): the
+#     result line is there and well formed;
+#   - their checksums: the same on 1 rank as on 2 for the same global
+#     problem (life: live cells; mg: residual; lu: solution sum; ep: hits),
+#     mg's residual far below its start, ep's pi within 5 sigma;
+#   - barrier at 2 ranks: every statistic present;
+#   - a bad option fails with usage.
+# Then gang (two sleeping jobs, own process groups, a failing job's status),
+# noise (options, one short run), hog, and every mix file's syntax.
+# No timing assertions.  Prints "ok"/"not ok" lines and "N passed, N failed".
+#
+# usage: bench/workloads/test.sh [-m "mpich openmpi"]
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+B=$root/build/bench/workloads
+MPIS="mpich openmpi"
+passed=0 failed=0
+TMO=60
+
+while getopts m: o; do
+	case $o in
+	m) MPIS=$OPTARG ;;
+	*) sed -n '17s/^# //p' "$0" >&2; exit 2 ;;
+	esac
+done
+
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '#   %s\n' "$l"; done; failed=$((failed + 1)); }
+
+# mpirun MPI RANKS PROGRAM ARGS...: stdout (stderr kept in $err).
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+mpirun() {
+	local mpi=$1 n=$2
+	shift 2
+	case $mpi in
+	mpich)
+		timeout $TMO env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
+			mpiexec.mpich -n "$n" "$B/mpich/$@" 2>"$err" ;;
+	openmpi)
+		timeout $TMO env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+			mpiexec.openmpi -n "$n" --oversubscribe --mca pml ob1 --mca btl tcp,self \
+			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+			"$B/openmpi/$@" 2>"$err" ;;
+	esac
+}
+
+# kv LINE KEY: the value of KEY= in a result line.
+kv() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
+
+# A result line with the keys every workload prints, numbers where due.
+well_formed() { # line workload
+	local line=$1 k v
+	[ "$(kv "$line" workload)" = "$2" ] || return 1
+	for k in ranks iters time_s comm_pct comm_pct_min comm_pct_max; do
+		v=$(kv "$line" $k)
+		printf '%s' "$v" | grep -Eq '^[0-9]+(\.[0-9]+)?$' || return 1
+	done
+	awk -v c="$(kv "$line" comm_pct)" 'BEGIN { exit !(c >= 0 && c <= 100) }'
+}
+
+# run_line MPI RANKS PROG ARGS: the program's result line, or "" on failure.
+run_line() {
+	local out
+	out=$(mpirun "$@") || { echo ""; return; }
+	printf '%s\n' "$out" | grep '^workload=' | tail -n1
+}
+
+# Relative difference of two numbers below a tolerance.
+close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d
+	m = a < 0 ? -a : a; if (m < 1e-300) m = 1e-300; exit !(d / m <= t) }'; }
+
+for mpi in $MPIS; do
+	if [ ! -x "$B/$mpi/life" ]; then
+		echo "# $mpi: $B/$mpi not built (no mpicc.$mpi?): skipped"
+		continue
+	fi
+	# About half a second each at 2 ranks: the line a runner reads.
+	for w in "life -v lo" "life -v hi" mg lu ep; do
+		set -- $w
+		line=$(run_line "$mpi" 2 "$@" -t 0.5 -q)
+		if well_formed "$line" "$1" && [ "$(kv "$line" ranks)" = 2 ]; then
+			ok "$mpi: $w -t 0.5 on 2 ranks: $(kv "$line" iters) iterations, comm $(kv "$line" comm_pct)%"
+		else
+			nok "$mpi: $w -t 0.5 on 2 ranks prints a result line" "got: $line" "$(tail -n3 "$err")"
+		fi
+	done
+
+	# Checksums: one rank against two on the same global problem.
+	a=$(run_line "$mpi" 1 life -g 240x200 -n 60 -q)
+	b=$(run_line "$mpi" 2 life -g 240x200 -n 60 -q)
+	la=$(kv "$a" live) lb=$(kv "$b" live)
+	if [ -n "$la" ] && [ "$la" = "$lb" ] && [ "$la" -gt 0 ] &&
+	   [ "$(kv "$b" procs)" = 2x1 ]; then
+		ok "$mpi: life live cells after 60 generations: $la on 1 rank and on 2"
+	else
+		nok "$mpi: life: the same live cells on 1 and 2 ranks" "1 rank: $a" "2 ranks: $b"
+	fi
+
+	a=$(run_line "$mpi" 1 mg -g 32 -n 8 -q)
+	b=$(run_line "$mpi" 2 mg -g 32 -n 8 -q)
+	ra=$(kv "$a" resid) rb=$(kv "$b" resid) r0=$(kv "$b" resid0)
+	if [ -n "$ra" ] && [ -n "$rb" ] && close "$ra" "$rb" 1e-9 &&
+	   awk -v r="$rb" -v s="$r0" 'BEGIN { exit !(r < s / 100) }'; then
+		ok "$mpi: mg residual $r0 -> $rb in 8 V-cycles, the same on 1 rank"
+	else
+		nok "$mpi: mg: residual falls, the same on 1 and 2 ranks" "1 rank: $a" "2 ranks: $b"
+	fi
+
+	a=$(run_line "$mpi" 1 lu -g 40x30x20 -n 4 -q)
+	b=$(run_line "$mpi" 2 lu -g 40x30x20 -n 4 -q)
+	sa=$(kv "$a" sum) sb=$(kv "$b" sum)
+	if [ -n "$sa" ] && [ -n "$sb" ] && close "$sa" "$sb" 1e-9; then
+		ok "$mpi: lu solution sum $sb, the same on 1 rank"
+	else
+		nok "$mpi: lu: the same solution on 1 and 2 ranks" "1 rank: $a" "2 ranks: $b"
+	fi
+
+	a=$(run_line "$mpi" 1 ep -n 40 -q)
+	b=$(run_line "$mpi" 2 ep -n 20 -q)
+	ha=$(kv "$a" hits) hb=$(kv "$b" hits) pi=$(kv "$b" pi) sd=$(kv "$b" pi_sd)
+	if [ -n "$ha" ] && [ "$ha" = "$hb" ] &&
+	   awk -v p="$pi" -v s="$sd" 'BEGIN { d = p - 3.14159265358979; if (d < 0) d = -d
+		exit !(s > 0 && d < 5 * s) }'; then
+		ok "$mpi: ep hits $hb on 1 and 2 ranks, pi $pi within 5 sigma ($sd)"
+	else
+		nok "$mpi: ep: the same hits on 1 and 2 ranks, pi within 5 sigma" "1 rank: $a" "2 ranks: $b"
+	fi
+
+	line=$(run_line "$mpi" 2 barrier -n 200 -d 500)
+	good=1
+	for k in base_avg_us base_min_us base_max_us exec_avg_us exec_min_us \
+		 exec_max_us wait_avg_us wait_min_us wait_max_us wait_pred_us; do
+		v=$(kv "$line" $k)
+		printf '%s' "$v" | grep -Eq '^[0-9]+\.[0-9]+$' || good=0
+	done
+	if [ "$good" = 1 ] && [ "$(kv "$line" barriers)" = 200 ] &&
+	   [ "$(kv "$line" late_rank)" = 1 ]; then
+		ok "$mpi: barrier, rank 1 late by 500 us: waits $(kv "$line" wait_avg_us) us on average (predicted $(kv "$line" wait_pred_us))"
+	else
+		nok "$mpi: barrier prints its statistics" "got: $line" "$(tail -n3 "$err")"
+	fi
+
+	# A typo must fail loudly, not run a default.
+	mpirun "$mpi" 1 life -t 1 -x >/dev/null
+	st=$?
+	if [ "$st" -ne 0 ] && grep -q '^usage: life' "$err"; then
+		ok "$mpi: life -x fails with its usage"
+	else
+		nok "$mpi: life -x fails with its usage" "status $st" "$(head -n3 "$err")"
+	fi
+done
+
+# gang: two jobs, each in a process group of its own (the group id is the
+# pid gang reports), the one that fails makes gang fail.
+out=$("$B/gang" -s 20ms -- sh -c 'sleep 0.2; ps -o pgid= -p $$' \
+	-- sh -c 'sleep 0.1; ps -o pgid= -p $$' 2>&1)
+st=$?
+j0=$(printf '%s\n' "$out" | sed -n 's/^job=0 pid=\([0-9]*\) status=0 .*/\1/p')
+j1=$(printf '%s\n' "$out" | sed -n 's/^job=1 pid=\([0-9]*\) status=0 .*/\1/p')
+pg=$(printf '%s\n' "$out" | grep -E '^ *[0-9]+$' | tr -d ' ' | sort | tr '\n' ' ')
+exp=$(printf '%s\n%s\n' "$j0" "$j1" | sort | tr '\n' ' ')
+if [ "$st" = 0 ] && [ -n "$j0" ] && [ -n "$j1" ] && [ "$pg" = "$exp" ] &&
+   printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
+	ok "gang: two sleeping jobs, each its own process group, both complete"
+else
+	nok "gang: two sleeping jobs complete in their own process groups" "status $st" "$out"
+fi
+out=$("$B/gang" -s 10ms -q -- true -- sh -c 'exit 3' 2>&1)
+st=$?
+if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=1$'; then
+	ok "gang: a failing job makes gang fail"
+else
+	nok "gang: a failing job makes gang fail" "status $st" "$out"
+fi
+if "$B/gang" -s 10ms >/dev/null 2>&1 || "$B/gang" -s xyz -- true >/dev/null 2>&1; then
+	nok "gang: no job, or a bad slice, is a usage error"
+else
+	ok "gang: no job, or a bad slice, is a usage error"
+fi
+
+# noise: the configuration it parsed, bad options, one short run.
+out=$("$B/noise" -n -c 0,1 -p 50 -d 5ms -P 3 -s 7)
+if printf '%s\n' "$out" | grep -q '^# noise cpus=0,1 period_ms=50.000 pulse_ms=5.000 duty=0.100 policy=fifo prio=3 .*seed=7$'; then
+	ok "noise: -n shows the parsed configuration"
+else
+	nok "noise: -n shows the parsed configuration" "$out"
+fi
+bad=0
+for args in "-d 20 -p 10" "-p 0" "-P 100" "-c x" "-x" "-t 1parsec"; do
+	"$B/noise" -n $args >/dev/null 2>&1
+	[ $? = 2 ] || { bad=1; echo "# noise -n $args did not fail with status 2"; }
+done
+if [ $bad = 0 ]; then ok "noise: bad options fail with status 2"; else nok "noise: bad options fail with status 2"; fi
+prio=1
+[ "$(id -u)" = 0 ] || prio=0
+out=$("$B/noise" -P $prio -p 20ms -d 2ms -t 200ms 2>&1)
+if printf '%s\n' "$out" | grep -Eq '^noise cpu=-1 pulses=[0-9]+ busy_s=[0-9.]+ wall_s=[0-9.]+ duty=[0-9.]+$'; then
+	ok "noise: a 200 ms run at priority $prio reports its pulses"
+else
+	nok "noise: a 200 ms run reports its pulses" "$out"
+fi
+
+out=$("$B/hog" -c 0 -t 100ms 2>&1)
+if printf '%s\n' "$out" | grep -Eq '^workload=hog cpu=0 wall_s=[0-9.]+ cpu_s=[0-9.]+ share=[0-9.]+ loops=[1-9][0-9]*$'; then
+	ok "hog: spins for -t and reports its CPU share"
+else
+	nok "hog: spins for -t and reports its CPU share" "$out"
+fi
+
+# Mixes: the twelve of the thesis exist; every file parses.
+progs="life mg lu ep barrier hog noise"
+bad=""
+for n in 01 02 03 04 05 06 07 08 09 10 11 12; do
+	[ -f "$root/bench/mixes/mix$n.conf" ] || bad="$bad mix$n.conf missing;"
+done
+for f in "$root"/bench/mixes/*.conf; do
+	msg=$(awk -v progs="$progs" '
+		BEGIN { n = split(progs, p, " "); for (i = 1; i <= n; i++) known[p[i]] = 1 }
+		{ sub(/#.*/, ""); gsub(/^[ \t]+|[ \t]+$/, "") }
+		$0 == "" { next }
+		/^[A-Za-z_][A-Za-z0-9_-]*[ \t]*[=:]/ {
+			key = $0; sub(/[ \t]*[=:].*/, "", key)
+			val = $0; sub(/^[^=:]*[=:][ \t]*/, "", val)
+			if (key != "job") {
+				if (key == "ranks_per_node" && val !~ /^[1-9][0-9]*$/)
+					{ print FILENAME ":" NR ": ranks_per_node must be a positive count"; bad = 1 }
+				next
+			}
+			$0 = val
+		}
+		{ if (!($1 in known)) { print FILENAME ":" NR ": unknown workload " $1; bad = 1 }
+		  jobs++ }
+		END { if (!jobs) print FILENAME ": no jobs"; exit bad || !jobs }' "$f") ||
+		bad="$bad $msg;"
+done
+if [ -z "$bad" ]; then
+	ok "mixes: mix01..mix12 present, every bench/mixes/*.conf well formed"
+else
+	nok "mixes: every file well formed" "$bad"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
