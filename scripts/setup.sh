@@ -31,6 +31,8 @@ PACKAGES=(
 	# tests/guest/rdma: verbs over soft-RoCE (rdma_rxe); rdma(8) is in
 	# iproute2, the rxe provider in ibverbs-providers
 	libibverbs-dev ibverbs-providers
+	# bench/report: the PNG plots (it still writes Markdown and CSV without)
+	python3-matplotlib
 )
 export DEBIAN_FRONTEND=noninteractive
 

@@ -109,8 +109,9 @@ def machine():
                    ("openmpi", ["ompi_info", "--version"])):
         try:
             out = subprocess.run(cmd, capture_output=True, text=True,
-                                 timeout=20).stdout.split()
-            mpis[m] = out[-1] if m == "openmpi" and out else " ".join(out[-1:])
+                                 timeout=20).stdout.strip().splitlines()
+            # "MPICH Version: 4.0.2" / "Open MPI v4.1.4"
+            mpis[m] = out[0].split()[-1].lstrip("v") if out else ""
         except (OSError, subprocess.TimeoutExpired):
             pass
     return {"nproc": os.cpu_count(), "cpu_model": model,
