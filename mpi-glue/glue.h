@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * glue.h - the cosched MPI glue's internals, shared by its files:
+ * init.c (endpoint at MPI_Init, release at MPI_Finalize), sockets.c (the
+ * process's TCP sockets into the module's arrival hooks), wait.c (the
+ * wait loop: MPI_Test*, then cosched_wait), p2p.c and coll.c (the
+ * intercepted calls).
+ */
+#ifndef COSCHED_MPI_GLUE_H
+#define COSCHED_MPI_GLUE_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cosched.h"
+
+/* Only the MPI_* functions are exported; MPICH declares them without a
+ * visibility of their own, so -fvisibility=hidden would hide them too. */
+#pragma GCC visibility push(hidden)
+
+/* What a wait completes: one of the MPI_Test* or probe forms. */
+enum glue_kind {
+	GW_ONE,		/* MPI_Test / MPI_Wait */
+	GW_ALL,		/* MPI_Testall / MPI_Waitall */
+	GW_ANY,		/* MPI_Testany / MPI_Waitany */
+	GW_SOME,	/* MPI_Testsome / MPI_Waitsome */
+	GW_PROBE,	/* MPI_Iprobe / MPI_Probe */
+	GW_MPROBE,	/* MPI_Improbe / MPI_Mprobe */
+};
+
+struct glue_wait {
+	enum glue_kind kind;
+	int count;
+	MPI_Request *reqs;
+	MPI_Status *status;	/* GW_ONE, GW_ANY, GW_*PROBE; may be IGNORE */
+	MPI_Status *statuses;	/* GW_ALL, GW_SOME; may be IGNORE */
+	int *index;		/* GW_ANY: out */
+	int *outcount;		/* GW_SOME: out */
+	int *indices;		/* GW_SOME: out */
+	int source, tag;	/* GW_*PROBE */
+	MPI_Comm comm;
+	MPI_Message *message;	/* GW_MPROBE: out */
+	int rc;			/* MPI error code of the last test */
+};
+
+/* Process-wide state, written at MPI_Init and MPI_Finalize. */
+struct glue {
+	struct cosched_ep *ep;	/* NULL: plain MPI waiting */
+	pthread_t owner;	/* the thread that initialised MPI */
+	bool in_wait;		/* the owner is inside glue_wait() */
+	int rank, size;
+	uint64_t job;
+	uint64_t rescan_ns;	/* least time between two socket scans */
+	uint64_t next_scan_ns;
+	bool verbose;
+	/* counters for COSCHED_MPI_VERBOSE */
+	uint64_t waits, cosched_waits, fallbacks;
+	uint64_t scans, scan_ns, registered;
+};
+
+extern struct glue glue;
+
+/* wait.c: complete w, the cosched way when the calling thread may. */
+int glue_wait(struct glue_wait *w);
+/* wait.c: complete one request (GW_ONE). */
+int glue_wait_one(MPI_Request *req, MPI_Status *status);
+/* wait.c: true when the caller may wait the cosched way. */
+bool glue_active(void);
+
+/* sockets.c: register new TCP sockets; the count registered, or -errno. */
+int glue_scan_sockets(struct cosched_ep *ep);
+/* sockets.c: forget the table (the endpoint is gone). */
+void glue_sockets_reset(void);
+
+/* init.c: CLOCK_MONOTONIC in ns. */
+uint64_t glue_now_ns(void);
+
+#pragma GCC visibility pop
+
+#endif /* COSCHED_MPI_GLUE_H */

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * init.c - MPI_Init, MPI_Init_thread and MPI_Finalize: create the
+ * process's cosched endpoint (job id from the launcher, rank and size of
+ * MPI_COMM_WORLD), register its TCP sockets, and release it all before
+ * MPI closes its connections.  When cosched cannot work (no module, no
+ * arrival hooks, no TCP transport) the job waits the plain MPI way, and
+ * rank 0 says why, once for the whole job.  At an abnormal exit the
+ * kernel releases the endpoint and its hooks with the process's files.
+ */
+#define _GNU_SOURCE
+#include "glue.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A block ends after this without an arrival: write space is not one. */
+#define DEF_TIMEOUT_US	10000
+#define DEF_RESCAN_MS	100
+
+struct glue glue;
+
+/* Why a rank waits the plain way; reported by rank 0 with a count. */
+enum why {
+	WHY_OK,
+	WHY_NO_MODULE,
+	WHY_ENDPOINT,
+	WHY_NO_HOOKS,
+	WHY_NO_TCP,
+	WHY_NR
+};
+
+static const char *const why_text[WHY_NR] = {
+	[WHY_NO_MODULE] = "no cosched module (" COSCHED_DEVICE ")",
+	[WHY_ENDPOINT] = "the endpoint could not be created",
+	[WHY_NO_HOOKS] = "the module cannot watch TCP sockets (arrival hooks)",
+	[WHY_NO_TCP] = "no TCP socket: the MPI transport is not watchable "
+		       "(shared memory? use cosched-run)",
+};
+
+uint64_t glue_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t env_num(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	return errno || *end ? def : v;
+}
+
+/* FNV-1a: a job id from a launcher's string name. */
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The launcher's job id: $COSCHED_JOB, Slurm's job and step, Open MPI's
+ * (ORTE) job id, a PMIx namespace.  0 if none: Hydra (MPICH) exports
+ * none, and rank 0 then makes one up.
+ */
+static uint64_t job_from_env(void)
+{
+	const char *s;
+
+	if (env_num("COSCHED_JOB", 0))
+		return env_num("COSCHED_JOB", 0);
+	if (env_num("SLURM_JOB_ID", 0))
+		return (env_num("SLURM_JOB_ID", 0) << 20) ^
+		       env_num("SLURM_STEP_ID", 0);
+	if (env_num("OMPI_MCA_ess_base_jobid", 0))
+		return env_num("OMPI_MCA_ess_base_jobid", 0);
+	s = getenv("PMIX_NAMESPACE");
+	return s && *s ? hash(s) : 0;
+}
+
+/* Rank 0's job id for everyone: all ranks must use the same. */
+static uint64_t agree_job(void)
+{
+	uint64_t job = job_from_env();
+
+	if (!job && glue.rank == 0)
+		job = ((uint64_t)getpid() << 32) ^ glue_now_ns();
+	PMPI_Bcast(&job, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	return job ? job : 1;
+}
+
+/* Is a module of our ABI there?  Not asking libcosched: it would say
+ * "busy-poll mode" in every rank. */
+static bool module_here(void)
+{
+	struct cosched_info info;
+	int fd = open(COSCHED_DEVICE, O_RDWR | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !ioctl(fd, COSCHED_IOC_INFO, &info) &&
+	     info.abi_version == COSCHED_ABI_VERSION;
+	close(fd);
+	return ok;
+}
+
+static enum why open_endpoint(void)
+{
+	long timeout = (long)env_num("COSCHED_MPI_TIMEOUT_US", DEF_TIMEOUT_US);
+	int n;
+
+	if (!module_here())
+		return WHY_NO_MODULE;
+	if (cosched_open(&glue.ep, glue.job, (uint32_t)glue.rank,
+			 (uint32_t)glue.size, 0))
+		return WHY_ENDPOINT;
+	if (cosched_set_wait_timeout(glue.ep, timeout))
+		cosched_set_wait_timeout(glue.ep, DEF_TIMEOUT_US);
+	n = glue_scan_sockets(glue.ep);
+	if (n > 0)
+		return WHY_OK;
+	cosched_close(glue.ep);
+	glue.ep = NULL;
+	glue_sockets_reset();
+	return n < 0 ? WHY_NO_HOOKS : WHY_NO_TCP;
+}
+
+/* One line for the whole job: rank 0 prints what every rank found. */
+static void report(enum why why)
+{
+	int count[WHY_NR] = { 0 }, sum[WHY_NR];
+	int i;
+
+	count[why] = 1;
+	if (PMPI_Allreduce(count, sum, WHY_NR, MPI_INT, MPI_SUM,
+			   MPI_COMM_WORLD) != MPI_SUCCESS || glue.rank)
+		return;
+	for (i = WHY_OK + 1; i < WHY_NR; i++)
+		if (sum[i]) {
+			fprintf(stderr,
+				"cosched-mpi: %d of %d ranks wait the plain MPI way: %s\n",
+				sum[i], glue.size, why_text[i]);
+			break;
+		}
+}
+
+static void setup(void)
+{
+	enum why why;
+
+	glue.owner = pthread_self();
+	if (env_num("COSCHED_MPI", 1) == 0)
+		return;		/* asked not to: quietly plain MPI */
+	PMPI_Comm_rank(MPI_COMM_WORLD, &glue.rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &glue.size);
+	glue.verbose = env_num("COSCHED_MPI_VERBOSE", 0) != 0;
+	glue.rescan_ns = env_num("COSCHED_MPI_RESCAN_MS", DEF_RESCAN_MS) *
+			 1000000ull;
+	glue.job = agree_job();
+	why = open_endpoint();
+	glue.next_scan_ns = glue_now_ns() + glue.rescan_ns;
+	report(why);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+
+	if (rc == MPI_SUCCESS)
+		setup();
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (rc == MPI_SUCCESS)
+		setup();
+	return rc;
+}
+
+static void say_stats(void)
+{
+	struct cosched_ep_stats st = { 0 };
+
+	cosched_stats(glue.ep, &st);
+	fprintf(stderr,
+		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu scans %llu scan_us %.1f module_arrivals %llu\n",
+		glue.rank, (unsigned long long)glue.job,
+		(unsigned long long)glue.waits,
+		(unsigned long long)glue.cosched_waits,
+		(unsigned long long)st.spin_hits,
+		(unsigned long long)st.blocks,
+		(unsigned long long)st.yields,
+		(unsigned long long)glue.fallbacks,
+		(unsigned long long)glue.registered,
+		(unsigned long long)glue.scans,
+		glue.scans ? glue.scan_ns / 1e3 / glue.scans : 0.0,
+		(unsigned long long)st.module.arrivals);
+}
+
+/* Before MPI closes its sockets: registered ones would linger ~1 s. */
+int MPI_Finalize(void)
+{
+	if (glue.ep) {
+		if (glue.verbose)
+			say_stats();
+		cosched_close(glue.ep);
+		glue.ep = NULL;
+		glue_sockets_reset();
+	}
+	return PMPI_Finalize();
+}

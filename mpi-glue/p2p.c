@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * p2p.c - the blocking point-to-point, completion and probe calls, each
+ * as its non-blocking form plus glue_wait().  From a thread that may
+ * not wait the cosched way, the plain PMPI_ call, unchanged.
+ */
+#include "glue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
+	     MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Request req;
+	int rc;
+
+	if (!glue_active())
+		return PMPI_Recv(buf, count, type, source, tag, comm, status);
+	rc = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
+	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, status);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest,
+	     int tag, MPI_Comm comm)
+{
+	MPI_Request req;
+	int rc;
+
+	if (!glue_active())
+		return PMPI_Send(buf, count, type, dest, tag, comm);
+	rc = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
+	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, MPI_STATUS_IGNORE);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest,
+	      int tag, MPI_Comm comm)
+{
+	MPI_Request req;
+	int rc;
+
+	if (!glue_active())
+		return PMPI_Ssend(buf, count, type, dest, tag, comm);
+	rc = PMPI_Issend(buf, count, type, dest, tag, comm, &req);
+	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, MPI_STATUS_IGNORE);
+}
+
+/* A posted receive whose send could not start: take it back. */
+static void cancel_recv(MPI_Request *req)
+{
+	PMPI_Cancel(req);
+	PMPI_Wait(req, MPI_STATUS_IGNORE);
+}
+
+/*
+ * Receive and send, both started, then waited for together.  The status
+ * is the receive's; its MPI_ERROR field is left alone, as MPI_Sendrecv
+ * leaves it.  With an error in either, that error is returned.
+ */
+static int sendrecv(const void *sbuf, int scount, MPI_Datatype stype,
+		    int dest, int stag, void *rbuf, int rcount,
+		    MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+		    MPI_Status *status)
+{
+	MPI_Status st[2];
+	MPI_Request req[2];
+	struct glue_wait w = {
+		.kind = GW_ALL, .count = 2, .reqs = req, .statuses = st,
+	};
+	int rc, err;
+
+	rc = PMPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &req[0]);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &req[1]);
+	if (rc != MPI_SUCCESS) {
+		cancel_recv(&req[0]);
+		return rc;
+	}
+	rc = glue_wait(&w);
+	if (rc == MPI_ERR_IN_STATUS)
+		rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR :
+						      st[1].MPI_ERROR;
+	if (status != MPI_STATUS_IGNORE) {
+		err = status->MPI_ERROR;
+		*status = st[0];
+		status->MPI_ERROR = err;
+	}
+	return rc;
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
+		 int stag, void *rbuf, int rcount, MPI_Datatype rtype,
+		 int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	if (!glue_active())
+		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf,
+				     rcount, rtype, source, rtag, comm, status);
+	return sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+			source, rtag, comm, status);
+}
+
+/*
+ * Into a temporary buffer of the datatype's layout, then packed and
+ * unpacked over the user's buffer: any datatype, no assumption about it.
+ */
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
+			 int stag, int source, int rtag, MPI_Comm comm,
+			 MPI_Status *status)
+{
+	MPI_Aint lb, extent, tlb, textent, span;
+	char *tmp = NULL, *packed = NULL;
+	int rc, psize = 0, pos = 0;
+
+	if (!glue_active() || count <= 0)
+		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
+					     source, rtag, comm, status);
+	rc = PMPI_Type_get_extent(type, &lb, &extent);
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Type_get_true_extent(type, &tlb, &textent);
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Pack_size(count, type, comm, &psize);
+	if (rc != MPI_SUCCESS)
+		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
+					     source, rtag, comm, status);
+	span = textent + (MPI_Aint)(count - 1) * (extent < 0 ? -extent : extent);
+	tmp = malloc((size_t)span + 1);
+	packed = malloc((size_t)psize + 1);
+	if (!tmp || !packed) {
+		free(tmp);
+		free(packed);
+		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
+					     source, rtag, comm, status);
+	}
+	/* tmp - tlb: the datatype's true lower bound lands on tmp. */
+	rc = sendrecv(buf, count, type, dest, stag, tmp - tlb, count, type,
+		      source, rtag, comm, status);
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Pack(tmp - tlb, count, type, packed, psize, &pos,
+			       comm);
+	if (rc == MPI_SUCCESS) {
+		pos = 0;
+		rc = PMPI_Unpack(packed, psize, &pos, buf, count, type, comm);
+	}
+	free(tmp);
+	free(packed);
+	return rc;
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+	return glue_wait_one(req, status);
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+	struct glue_wait w = {
+		.kind = GW_ALL, .count = count, .reqs = reqs,
+		.statuses = statuses,
+	};
+
+	return glue_wait(&w);
+}
+
+int MPI_Waitany(int count, MPI_Request reqs[], int *index,
+		MPI_Status *status)
+{
+	struct glue_wait w = {
+		.kind = GW_ANY, .count = count, .reqs = reqs, .index = index,
+		.status = status,
+	};
+
+	return glue_wait(&w);
+}
+
+int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
+		 int indices[], MPI_Status statuses[])
+{
+	struct glue_wait w = {
+		.kind = GW_SOME, .count = incount, .reqs = reqs,
+		.outcount = outcount, .indices = indices, .statuses = statuses,
+	};
+
+	return glue_wait(&w);
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	struct glue_wait w = {
+		.kind = GW_PROBE, .source = source, .tag = tag, .comm = comm,
+		.status = status,
+	};
+
+	return glue_wait(&w);
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+	       MPI_Status *status)
+{
+	struct glue_wait w = {
+		.kind = GW_MPROBE, .source = source, .tag = tag, .comm = comm,
+		.message = message, .status = status,
+	};
+
+	return glue_wait(&w);
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+	      MPI_Status *status)
+{
+	MPI_Request req;
+	int rc;
+
+	if (!glue_active())
+		return PMPI_Mrecv(buf, count, type, message, status);
+	rc = PMPI_Imrecv(buf, count, type, message, &req);
+	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, status);
+}

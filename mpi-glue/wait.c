@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * wait.c - the one wait loop of every intercepted call: test the
+ * operation (MPI_Test* makes progress), and if it is not done, let
+ * cosched_wait() spin, then block or yield, calling the test again
+ * between spins and once more after arming.  cosched_wait() reads the
+ * endpoint's arrival count before that last test, and the module bumps
+ * it only after the data is readable on the socket, so data that comes
+ * after the test ends the block at once: no arrival is lost.
+ */
+#include "glue.h"
+
+#include <errno.h>
+
+/* One MPI_Test* of w; *done when the blocking form would have returned. */
+static int test(struct glue_wait *w, int *done)
+{
+	int rc;
+
+	*done = 0;
+	switch (w->kind) {
+	case GW_ONE:
+		return PMPI_Test(w->reqs, done, w->status);
+	case GW_ALL:
+		return PMPI_Testall(w->count, w->reqs, done, w->statuses);
+	case GW_ANY:
+		return PMPI_Testany(w->count, w->reqs, w->index, done,
+				    w->status);
+	case GW_SOME:
+		*w->outcount = 0;
+		rc = PMPI_Testsome(w->count, w->reqs, w->outcount, w->indices,
+				   w->statuses);
+		/* MPI_UNDEFINED (no active request) returns, as Waitsome. */
+		*done = *w->outcount != 0;
+		return rc;
+	case GW_PROBE:
+		return PMPI_Iprobe(w->source, w->tag, w->comm, done, w->status);
+	case GW_MPROBE:
+		return PMPI_Improbe(w->source, w->tag, w->comm, done,
+				    w->message, w->status);
+	}
+	return MPI_ERR_INTERN;
+}
+
+/* The plain blocking form: MPI's own waiting. */
+static int block(struct glue_wait *w)
+{
+	switch (w->kind) {
+	case GW_ONE:
+		return PMPI_Wait(w->reqs, w->status);
+	case GW_ALL:
+		return PMPI_Waitall(w->count, w->reqs, w->statuses);
+	case GW_ANY:
+		return PMPI_Waitany(w->count, w->reqs, w->index, w->status);
+	case GW_SOME:
+		return PMPI_Waitsome(w->count, w->reqs, w->outcount,
+				     w->indices, w->statuses);
+	case GW_PROBE:
+		return PMPI_Probe(w->source, w->tag, w->comm, w->status);
+	case GW_MPROBE:
+		return PMPI_Mprobe(w->source, w->tag, w->comm, w->message,
+				   w->status);
+	}
+	return MPI_ERR_INTERN;
+}
+
+/* cosched_wait()'s condition; an MPI error ends the wait too. */
+static bool ready(void *arg)
+{
+	struct glue_wait *w = arg;
+	int done;
+
+	w->rc = test(w, &done);
+	return done || w->rc != MPI_SUCCESS;
+}
+
+/*
+ * Only the thread that initialised MPI waits the cosched way: libcosched
+ * lets one thread at a time wait on an endpoint, and a test inside a
+ * wait must not start another (a generalized request's callback).
+ */
+bool glue_active(void)
+{
+	return glue.ep && !glue.in_wait &&
+	       pthread_equal(pthread_self(), glue.owner);
+}
+
+int glue_wait(struct glue_wait *w)
+{
+	uint64_t now;
+	int err;
+
+	if (!glue_active())
+		return block(w);
+	glue.waits++;
+	if (ready(w))
+		return w->rc;
+	now = glue_now_ns();
+	if (now >= glue.next_scan_ns) {
+		/* Connections opened since the last scan (MPI is lazy). */
+		glue.next_scan_ns = now + glue.rescan_ns;
+		glue_scan_sockets(glue.ep);
+	}
+	glue.in_wait = true;
+	glue.cosched_waits++;
+	err = cosched_wait(glue.ep, ready, w, COSCHED_MODE_DEFAULT);
+	glue.in_wait = false;
+	if (!err)
+		return w->rc;
+	/*
+	 * -ECONNRESET: a rank of the job went away (the launcher is about
+	 * to end the job); -EIDRM: the endpoint was destroyed.  MPI's own
+	 * wait finishes the call with MPI's semantics.
+	 */
+	glue.fallbacks++;
+	return block(w);
+}
+
+int glue_wait_one(MPI_Request *req, MPI_Status *status)
+{
+	struct glue_wait w = {
+		.kind = GW_ONE, .count = 1, .reqs = req, .status = status,
+	};
+
+	return glue_wait(&w);
+}
