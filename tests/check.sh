@@ -41,6 +41,9 @@ part bpf tests/bpf/run.sh
 part lint tests/lint.sh
 part harness tests/vm/selftest.sh
 part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib && echo "1 passed, 0 failed"'
+# The workloads on the host, MPI over TCP on loopback: result lines and
+# checksums, gang, noise, hog and the mix files (about a minute).
+part workloads bench/workloads/test.sh
 for k in 6.1 6.12; do
 	part "guest $k" vm --kernel "$k" --smp 2 --timeout 1500 -- tests/guest/run.sh
 done
