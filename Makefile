@@ -48,6 +48,28 @@ bench:
 bench-latency: modules bench
 	tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 3000 -- bench/latency.sh 5
 
+# make bench-mix        the thesis's workload mixes under every policy and
+#                       baseline (bench/run-mix, Documentation/bench.rst) in a
+#                       6.12 guest, then bench/report: hours; rerunning resumes
+#                       (MIXES, MIX_ARGS, MIX_OUT below)
+# make bench-mix-smoke  one tiny mix under local and dcs (a few minutes)
+MIXES ?= 1 2 3 4 5 6 7 8 9 10 11 12
+MIX_ARGS ?= -r 3 -t 10
+MIX_OUT ?= build/mix-results
+.PHONY: bench-mix bench-mix-smoke bench-mix-build
+bench-mix-build: modules bench bpf
+	$(MAKE) -C bench/workloads
+	$(MAKE) -C mpi-glue
+
+bench-mix: bench-mix-build
+	@mkdir -p $(MIX_OUT)
+	flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 \
+		--timeout 172800 --outdir $(MIX_OUT) -- bench/run-mix $(MIX_ARGS) $(MIXES)
+	bench/report $(MIX_OUT)/mix-results
+
+bench-mix-smoke: bench-mix-build
+	bench/mix-smoke.sh
+
 userlib:
 	$(MAKE) -C userlib
 

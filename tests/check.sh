@@ -52,6 +52,9 @@ part "bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kern
 	tee /dev/stderr | grep -q "switching tasks own endpoints" && echo "1 passed, 0 failed"'
 part "latency bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 600 -- bench/latency.sh 1 8,4K 100 |
 	tee /dev/stderr | grep -q "^# target: system calls per message" && echo "1 passed, 0 failed"'
+# One tiny mix (two 2-rank jobs of about a second) under local and dcs in
+# a guest, then the report: the table is printed (no timing asserted).
+part "mix bench smoke" bench/mix-smoke.sh
 echo "=== make check took $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

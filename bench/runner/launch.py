@@ -6,6 +6,7 @@ jobs, stops the rest, and returns what each printed."""
 import os
 import signal
 import subprocess
+import threading
 import time
 
 from . import procs
@@ -197,7 +198,14 @@ def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
             p = start(cmd, base)
             running.append(Running(job, p.pid, p, base, prog, time.monotonic()))
 
-    mon = monitor.start(running, logbase) if monitor is not None else None
+    # The monitor waits for the ranks to appear (seconds under TCG): in a
+    # thread, so that the loop below sees every job end when it happens.
+    mon = {}
+    mon_thread = None
+    if monitor is not None:
+        mon_thread = threading.Thread(
+            target=lambda: mon.update(h=monitor.start(running, logbase)))
+        mon_thread.start()
 
     timed_out = False
     pending = list(running)
@@ -241,7 +249,10 @@ def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
             procs.kill_tree(b.pid)
             b.rc = b.popen.wait()
         b.t1 = time.monotonic()
-    mon_csv = monitor.stop(mon) if mon else None
+    mon_csv = None
+    if mon_thread is not None:
+        mon_thread.join()
+        mon_csv = monitor.stop(mon["h"]) if mon.get("h") else None
 
     results = []
     for r in running + background:

@@ -13,7 +13,7 @@ from .util import log
 
 # How long the ranks may take to appear after mpiexec starts (TCG guests
 # take seconds to start an MPI job).
-FIND_RANKS_S = 30
+FIND_RANKS_S = 120
 
 
 class Monitor:
@@ -38,6 +38,8 @@ class Monitor:
             done = [r for r in running if r.done()]
             if all(len(ranks[r]) >= self.nodes * r.job.rpn or r in done for r in running):
                 break
+            if len(done) == len(running):
+                return None
             time.sleep(0.1)
         args = []
         for r in running:

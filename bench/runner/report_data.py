@@ -60,6 +60,9 @@ class Cell:
         self.job_degree = [median([s[i] for s in degs if i < len(s)])
                            for i in range(len(self.mpi_labels))] if degs else []
         self.boosts = median([to_float(r["boosts"]) for r in ok])
+        # The largest gap between the jobs' timed starts (MPI_Init ends at
+        # different times): where it is large, the jobs overlapped less.
+        self.skew = max((to_float(r.get("start_skew_s")) or 0 for r in ok), default=0)
         self.note = "; ".join(sorted({r["note"] for r in self.errors if r["note"]}))
 
     def median_run(self):

@@ -8,6 +8,14 @@ from .columns import POLICIES
 from .report_data import mix_number
 from .util import fnum
 
+# A cell is marked when its jobs' timed parts began further apart than
+# this fraction of the completion time (see SKEW_TEXT).
+SKEW_NOTE = 0.1
+SKEW_TEXT = ("† in some run the jobs' timed parts began more than "
+             f"{SKEW_NOTE:.0%} of the completion time apart (MPI start-up "
+             "under TCG takes seconds and varies): the jobs overlapped less "
+             "than the table suggests.")
+
 
 def md_table(header, rows):
     out = ["| " + " | ".join(header) + " |",
@@ -26,7 +34,8 @@ def cell_text(cell):
     lo, hi = cell.spread
     spread = f" ({lo:.1f}-{hi:.1f})" if len(cell.ok) > 1 else ""
     extra = f", {len(cell.timeouts)} timeout" if cell.timeouts else ""
-    return f"**x{cell.slowdown:.2f}** {cell.completion:.1f} s{spread}{extra}"
+    skew = " †" if cell.skew > SKEW_NOTE * cell.completion else ""
+    return f"**x{cell.slowdown:.2f}** {cell.completion:.1f} s{spread}{extra}{skew}"
 
 
 def completion_table(res):

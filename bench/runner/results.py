@@ -16,7 +16,7 @@ import subprocess
 import time
 
 RUN_FIELDS = ["mix", "column", "repeat", "status", "mpi", "nodes", "seconds",
-              "completion_s", "makespan_wall_s", "ideal_s", "slowdown",
+              "completion_s", "makespan_wall_s", "start_skew_s", "ideal_s", "slowdown",
               "job_labels", "job_times_s", "job_standalone_s", "cov",
               "mean_job_s", "job_share", "job_degree", "background_share",
               "boosts", "boosted_ns", "stats", "monitor_csv",
