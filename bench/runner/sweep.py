@@ -75,8 +75,9 @@ class Sweep:
 
     # -- the concurrent runs -------------------------------------------
     def run_all(self, mixes, columns, alone):
-        cells = [(m, rep, c) for m in mixes for rep in range(1, self.o.repeats + 1)
-                 for c in columns]
+        # Repeat outermost: a sweep cut short still has every cell once.
+        cells = [(m, rep, c) for rep in range(1, self.o.repeats + 1)
+                 for m in mixes for c in columns]
         todo = [x for x in cells if not self.res.done(x[0].name, x[2].name, x[1])]
         if len(todo) < len(cells):
             log(f"run-mix: resuming: {len(cells) - len(todo)} of {len(cells)} runs "
