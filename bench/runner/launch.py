@@ -21,17 +21,31 @@ class Cluster:
     """Where ranks go.  Without hosts: this machine, node i = CPU i.  With
     hosts: node i = host i, every rank on CPU `cpu` of its host."""
 
-    def __init__(self, root, nodes, hosts=None, cpu=0):
+    def __init__(self, root, nodes, hosts=None, cpu=0, net_if=None):
         self.root = root
         self.hosts = hosts or []
         self.nodes = len(self.hosts) if self.hosts else nodes
         self.cpu = cpu
+        self.net_if = net_if
 
     def mpiexec_args(self, mpi, rpn=1):
+        """Hosts, and the network interface: cosched-run keeps MPI on lo
+        (the emulated cluster); between real hosts it must use NET_IF.  An
+        mpiexec option beats the environment cosched-run sets (Open MPI:
+        command line over OMPI_MCA_*; Hydra: -genv over the inherited one)."""
         if not self.hosts:
             return []
         hl = ",".join(h for h in self.hosts for _ in range(rpn))
-        return [f"-hosts {hl}"] if mpi == "mpich" else [f"--host {hl}"]
+        if mpi == "mpich":
+            args = [f"-hosts {hl}"]
+            if self.net_if:
+                args.append(f"-genv UCX_NET_DEVICES {self.net_if}")
+            return args
+        args = [f"--host {hl}"]
+        if self.net_if:
+            args.append(f"--mca btl_tcp_if_include {self.net_if} "
+                        f"--mca oob_tcp_if_include {self.net_if}")
+        return args
 
     def cpus(self, rpn=1):
         """cosched-run's -c: the CPU of each rank, rank r on node r // rpn
