@@ -24,7 +24,7 @@
 
 /* Block side per rank, and the communication share each is sized for. */
 static const char *const variants[] = { "lo", "hi", NULL };
-static const long side[] = { 1400, 520 };
+static const long side[] = { 1500, 600 };
 static const double share[] = { 0.035, 0.12 };
 
 struct life {
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	static const struct wl_spec spec = {
 		.name = "life",
 		.variants = variants,
-		.usage = "  -s  block side per rank (lo: 1400, hi: 520)\n"
+		.usage = "  -s  block side per rank (lo: 1500, hi: 600)\n"
 			 "  -g  ROWSxCOLS global grid instead (-s ignored)\n",
 	};
 	int dims[2] = { 0, 0 }, periods[2] = { 1, 1 }, coords[2], v;

@@ -10,8 +10,8 @@
  * per level while the exchange count stays, so the coarse levels are all
  * latency: the most communication-bound of the workloads (about 26%).
  *
- * -s: the side of the slab per rank (a power of two; the slab is s x s
- * in x, y and s planes thick: weak scaling).  -g N: an N^3 global grid
+ * -s: the side of the slab per rank (s x s in x and y, s planes thick:
+ * weak scaling; the more factors of two, the more levels).  -g N: an N^3 global grid
  * instead, cut into N/ranks planes each (the checksum test).
  *
  * Checksum: resid= the residual norm after the last cycle (the same for
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 {
 	static const struct wl_spec spec = {
 		.name = "mg",
-		.usage = "  -s  slab side per rank, a power of two (default 64): s x s x s\n"
+		.usage = "  -s  slab side per rank (default 40): s x s x s\n"
 			 "  -g  N: an N^3 global grid, N/ranks planes per rank, instead\n",
 	};
 	struct mg m = { 0 };
@@ -232,16 +232,19 @@ int main(int argc, char **argv)
 			wl_die(&w, "-g %ld: not divisible by %d ranks", n, w.size);
 		nz = n / w.size;
 	} else {
-		n = nz = w.size_arg ? w.size_arg : 64;
+		n = nz = w.size_arg ? w.size_arg : 40;
 	}
-	if (n < 4 || (n & (n - 1)) || (nz & (nz - 1)))
-		wl_die(&w, "grid side %ld and planes %ld must be powers of two, side >= 4",
-		       n, nz);
+	if (n < 4 || nz < 1)
+		wl_die(&w, "grid side %ld must be >= 4 with at least 1 plane per rank",
+		       n);
 	m.gn = n;
 	m.gnz = nz * w.size;
 	m.z0 = nz * w.rank;
-	/* Coarsen while every rank still owns whole planes and x, y >= 4. */
-	for (k = 0; k < MAX_LEVELS && n >= 4 && nz >= 1; k++, n /= 2, nz /= 2) {
+	/*
+	 * Levels down to where halving would leave x, y below 4, an odd
+	 * side, or a rank without a whole plane.
+	 */
+	for (k = 0; k < MAX_LEVELS; k++, n /= 2, nz /= 2) {
 		struct level *l = &m.lv[k];
 		size_t size = (nz + 2) * n * n;
 
@@ -253,6 +256,8 @@ int main(int argc, char **argv)
 		l->r = zalloc(&m, size);
 		l->tmp = zalloc(&m, size);
 		m.nlev = k + 1;
+		if (n % 2 || nz % 2 || n / 2 < 4)
+			break;
 	}
 
 	seed(&m);
