@@ -221,6 +221,22 @@ def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
             target=lambda: mon.update(h=monitor.start(running, logbase)))
         mon_thread.start()
 
+    try:
+        return finish(running, background, gang, mon, mon_thread, monitor,
+                      logbase, t0, timeout)
+    except BaseException:
+        # Interrupted (Ctrl-C): the jobs live in their own sessions and
+        # would outlive the runner.
+        for r in running + background:
+            procs.kill_tree(r.pid)
+        if gang is not None:
+            procs.kill_tree(gang.pid)
+        raise
+
+
+def finish(running, background, gang, mon, mon_thread, monitor, logbase, t0,
+           timeout):
+    """Wait for the MPI jobs, stop the rest, collect what each printed."""
     timed_out = False
     pending = list(running)
     while pending:

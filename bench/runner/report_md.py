@@ -2,7 +2,6 @@
 """The report's Markdown tables and CSV files, and the issue's targets as
 computed lines (met / missed / not measured)."""
 import csv
-import os
 
 from .columns import POLICIES
 from .report_data import mix_number

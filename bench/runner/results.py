@@ -58,10 +58,11 @@ class Results:
                                  STANDALONE_FIELDS)
 
     def done(self, mix, column, repeat):
-        """A run counts as done once it has a row that is not an error (a
-        timeout is a result: the policy is that slow)."""
+        """A run counts as done once it has a row that is not an error or a
+        skip (a timeout is a result: the policy is that slow)."""
         return any(r["mix"] == mix and r["column"] == column and
-                   r["repeat"] == str(repeat) and r["status"] != "error"
+                   r["repeat"] == str(repeat)
+                   and r["status"] not in ("error", "skipped")
                    for r in self.runs.rows)
 
     def standalone_row(self, key):
