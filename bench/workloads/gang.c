@@ -16,7 +16,13 @@
  * that left it (launchers may give ranks groups of their own), found in
  * /proc at each switch.
  *
- * usage: gang [-s slice] [-q] -- cmd1 [args] -- cmd2 [args] [-- ...]
+ * Jobs already running (mpiexec trees started by someone else) can be
+ * handed over with -p: each pid is a job, its process group if it leads
+ * one, and its descendants.  gang cannot wait for them, so it notices
+ * their end within 10 ms and reports status=-1 (unknown).  Jobs given
+ * by -p come first, then the commands.
+ *
+ * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-- cmd1 [args] -- cmd2 ...]
  */
 #define _GNU_SOURCE
 #include "dur.h"
@@ -35,7 +41,7 @@
 #define MAX_PROCS	32768
 
 struct job {
-	char **argv;
+	char **argv;		/* NULL: attached with -p */
 	pid_t pid;		/* the leader, also the group id */
 	int done, status;
 	uint64_t end, ran;
@@ -48,9 +54,11 @@ static sigset_t oldmask;
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: gang [-s slice] [-q] -- cmd1 [args] -- cmd2 [args] [-- ...]\n"
+		"usage: gang [-s slice] [-q] [-p pid[,pid...]] [-- cmd1 [args] -- cmd2 [args] ...]\n"
 		"  -s  time slice per job (default 100ms; 2s, 500us, a bare number is ms)\n"
-		"  -q  no per-job lines, only the summary\n");
+		"  -q  no per-job lines, only the summary\n"
+		"  -p  time-slice these running jobs too (their trees; exit status unknown)\n"
+		"a job's own arguments cannot contain \"--\": it separates the jobs\n");
 	exit(2);
 }
 
@@ -88,6 +96,9 @@ static void signal_job(struct job *j, int sig)
 	if (kill(-j->pid, sig) && errno != ESRCH)
 		fprintf(stderr, "gang: signal %d to job %d: %s\n", sig,
 			(int)(j - jobs), strerror(errno));
+	/* An attached pid need not lead a group. */
+	if (!j->argv)
+		kill(j->pid, sig);
 	dir = opendir("/proc");
 	if (!dir)
 		return;
@@ -143,6 +154,23 @@ static void start(struct job *j)
 	}
 }
 
+/* Has an attached (not our child) job's leader gone, or become a zombie? */
+static int gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	p = ok ? strrchr(buf, ')') : NULL;
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
 /* Reap every leader that exited; returns how many did. */
 static int reap(uint64_t t0, int quiet, int *failed)
 {
@@ -151,14 +179,24 @@ static int reap(uint64_t t0, int quiet, int *failed)
 	for (i = 0; i < njobs; i++) {
 		struct job *j = &jobs[i];
 
-		if (j->done || waitpid(j->pid, &st, WNOHANG) != j->pid)
+		if (j->done)
 			continue;
+		if (!j->argv) {
+			if (!gone(j->pid))
+				continue;
+			st = -1;
+		} else if (waitpid(j->pid, &st, WNOHANG) != j->pid) {
+			continue;
+		}
 		j->done = 1;
-		j->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (!j->argv)
+			j->status = -1;
+		else
+			j->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		j->end = dur_now() - t0;
 		/* Leftovers of the job must not stay stopped forever. */
 		kill(-j->pid, SIGCONT);
-		if (j->status)
+		if (j->status > 0)
 			(*failed)++;
 		if (!quiet)
 			printf("job=%d pid=%d status=%d end_s=%.3f ran_s=%.3f\n", i,
@@ -169,10 +207,37 @@ static int reap(uint64_t t0, int quiet, int *failed)
 	return n;
 }
 
+/* -p: running jobs by pid, comma-separated. */
+static int attach(const char *list)
+{
+	const char *p = list;
+	char *end;
+	long v;
+
+	for (;;) {
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v <= 1 || (*end && *end != ','))
+			return -1;
+		if (njobs == MAX_JOBS) {
+			fprintf(stderr, "gang: at most %d jobs\n", MAX_JOBS);
+			exit(2);
+		}
+		if (kill((pid_t)v, 0)) {
+			fprintf(stderr, "gang: pid %ld: %s\n", v, strerror(errno));
+			exit(1);
+		}
+		jobs[njobs++].pid = (pid_t)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t slice = 100000000ull, t0, s0, now;
-	int i, quiet = 0, left, cur = -1, failed = 0, sig;
+	int i, quiet = 0, left, cur = -1, failed = 0, sig, attached = 0;
 	unsigned long switches = 0;
 	struct timespec ts;
 	sigset_t set;
@@ -183,6 +248,10 @@ int main(int argc, char **argv)
 				usage();
 		} else if (!strcmp(argv[i], "-q")) {
 			quiet = 1;
+		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {
+			if (attach(argv[++i]))
+				usage();
+			attached = 1;
 		} else {
 			usage();
 		}
@@ -213,7 +282,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < njobs; i++)
-		start(&jobs[i]);
+		if (jobs[i].argv)
+			start(&jobs[i]);
+		else
+			signal_job(&jobs[i], SIGSTOP);	/* wait for its slice */
 
 	t0 = dur_now();
 	left = njobs;
@@ -237,14 +309,23 @@ int main(int argc, char **argv)
 				ts.tv_sec = 1;	/* alone: no more switching */
 				ts.tv_nsec = 0;
 			}
+			/* No SIGCHLD from an attached job: look every 10 ms. */
+			if (attached && (ts.tv_sec || ts.tv_nsec > 10000000)) {
+				ts.tv_sec = 0;
+				ts.tv_nsec = 10000000;
+			}
 			sig = sigtimedwait(&set, NULL, &ts);
+			if (!jobs[cur].argv && gone(jobs[cur].pid))
+				break;
 			if (sig == SIGINT || sig == SIGTERM) {
-				fprintf(stderr, "gang: signal %d, terminating the jobs\n", sig);
-				for (i = 0; i < njobs; i++)
-					if (!jobs[i].done) {
+				fprintf(stderr, "gang: signal %d, terminating the jobs it started, resuming the others\n", sig);
+				for (i = 0; i < njobs; i++) {
+					if (jobs[i].done)
+						continue;
+					if (jobs[i].argv)
 						signal_job(&jobs[i], SIGTERM);
-						signal_job(&jobs[i], SIGCONT);
-					}
+					signal_job(&jobs[i], SIGCONT);
+				}
 				while (wait(NULL) > 0 || errno == EINTR)
 					;
 				return 1;

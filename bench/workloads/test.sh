@@ -180,6 +180,20 @@ if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=1$'; 
 else
 	nok "gang: a failing job makes gang fail" "status $st" "$out"
 fi
+# An attached job (-p) is stopped while another job has the slice: job 1
+# looks at it during its own slice and must see it stopped (T).
+setsid sleep 1 &
+sp=$!
+out=$("$B/gang" -s 500ms -p $sp -- sh -c "sleep 0.1; ps -o stat= -p $sp" 2>&1)
+st=$?
+wait $sp 2>/dev/null
+if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^ *T' &&
+   printf '%s\n' "$out" | grep -q "^job=0 pid=$sp status=-1 " &&
+   printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
+	ok "gang -p: a running job is attached, stopped outside its slice, seen to end"
+else
+	nok "gang -p: a running job is attached, stopped outside its slice, seen to end" "status $st" "$out"
+fi
 if "$B/gang" -s 10ms >/dev/null 2>&1 || "$B/gang" -s xyz -- true >/dev/null 2>&1; then
 	nok "gang: no job, or a bad slice, is a usage error"
 else
