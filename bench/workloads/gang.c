@@ -227,6 +227,11 @@ static int attach(const char *list)
 			fprintf(stderr, "gang: pid %ld: %s\n", v, strerror(errno));
 			exit(1);
 		}
+		/* Stopping its group would stop gang itself. */
+		if (v == getpid() || getpgid((pid_t)v) == getpgrp()) {
+			fprintf(stderr, "gang: pid %ld is in gang's own process group\n", v);
+			exit(2);
+		}
 		jobs[njobs++].pid = (pid_t)v;
 		if (!*end)
 			return 0;
