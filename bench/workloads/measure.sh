@@ -18,10 +18,16 @@
 # A 2-core machine runs 4 ranks two to a core: their numbers include the
 # time a rank waits for a peer that is not on a CPU.  Before each run the
 # script waits (up to 2 minutes) until the host is at least 90% idle, and
-# marks a run that started on a busy host with '*'.  Each run takes the
-# lock QEMU guests take (/tmp/cosched-guest.lock), so no guest of this
+# marks a run that started on a busy host with '*'.  The whole sweep holds
+# the lock QEMU guests take (/tmp/cosched-guest.lock), so no guest of this
 # repository runs at the same time.
 set -uo pipefail
+
+LOCK=/tmp/cosched-guest.lock
+if [ "${COSCHED_MEASURE_LOCKED:-0}" != 1 ]; then
+	echo "# waiting for $LOCK" >&2
+	COSCHED_MEASURE_LOCKED=1 exec flock "$LOCK" "$0" "$@"
+fi
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=$root/build/bench/workloads
@@ -95,7 +101,7 @@ for r in $(seq "$ROUNDS"); do
 				# MPI_Finalize at 4 ranks after all ranks have finished
 				# (a bare Init/Barrier/Finalize does too): the result line
 				# is out by then, so a timeout is not a failure here.
-				line=$(flock /tmp/cosched-guest.lock timeout $((3 * ${T%.*} + 60)) \
+				line=$(timeout $((3 * ${T%.*} + 60)) \
 					bash -c "$(declare -f run); B=$B; run $mpi $n $prog -t $T -q $X" 2>/dev/null |
 					grep '^workload=' | tail -n1)
 				if [ -z "$line" ]; then
