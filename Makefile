@@ -10,6 +10,10 @@
 # make bpf              the BPF programs and cosched-monitor, into build/bpf/
 # make bench-latency    latency, bandwidth, CPU per message and system calls
 #                       of libcosched under every policy, in a 6.12 guest
+# make mpi-glue         the MPI glue for MPICH and Open MPI, its test programs
+# make mpi-glue-matrix  its guest test under all ten policies, both MPIs,
+#                       6.1 and 6.12 guests
+# make mpi-effect       the glue's effect table (co-scheduled MPI jobs), 6.12
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -17,7 +21,8 @@ ROOT := $(CURDIR)
 KERNELS := $(ROOT)/tests/vm/kernels.sh
 KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
 
-.PHONY: all module modules check lint clean tests bench bench-latency userlib demo bpf
+.PHONY: all module modules check lint clean tests bench bench-latency userlib demo bpf \
+	mpi-glue mpi-glue-matrix mpi-effect
 
 all:
 	@test -d $(KDIR) || { echo "no kernel build tree at $(KDIR): set KDIR, or run 'make modules' for the test kernels"; exit 1; }
@@ -75,6 +80,19 @@ userlib:
 
 bpf:
 	$(MAKE) -C bpf
+
+mpi-glue:
+	$(MAKE) -C mpi-glue
+
+mpi-glue-matrix: modules mpi-glue
+	for k in 6.1 6.12; do \
+		flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel $$k --smp 2 \
+			--timeout 3000 -- mpi-glue/test/guest.sh -p all || exit 1; \
+	done
+
+mpi-effect: modules mpi-glue
+	flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 \
+		--timeout 1800 -- mpi-glue/effect.sh
 
 demo:
 	scripts/demo.sh

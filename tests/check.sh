@@ -40,7 +40,7 @@ part userlib make --no-print-directory -s -C userlib check
 part bpf tests/bpf/run.sh
 part lint tests/lint.sh
 part harness tests/vm/selftest.sh
-part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib && echo "1 passed, 0 failed"'
+part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib && make -s mpi-glue && echo "1 passed, 0 failed"'
 # The workloads on the host, MPI over TCP on loopback: result lines and
 # checksums, gang, noise, hog and the mix files (about a minute).
 part workloads bench/workloads/test.sh
