@@ -16,20 +16,20 @@
 #   make modules mpi-glue && flock /tmp/cosched-guest.lock \
 #     tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 1800 -- mpi-glue/effect.sh
 #   effect.sh [-m mpi] [-j jobs] [-i iters] [-c cells] [-p "policies"] [-t limit_s]
-# Defaults: openmpi, 4, 300, 50000, "sb dcs dcs-sb pb sy", 240.
+# Defaults: openmpi, 4, 200, 50000, "sb dcs dcs-sb pb sy", 120.
 # A configuration that does not finish within the limit shows ">limit".
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
 RUN=$ROOT/mpi-glue/cosched-run
-SYS=/sys/kernel/cosched
+SYS=${COSCHED_SYSFS:-/sys/kernel/cosched}
 KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
 MPI=openmpi
 JOBS=4
-ITERS=300
+ITERS=200
 CELLS=50000
 POLICIES="sb dcs dcs-sb pb sy"
-LIMIT=240
+LIMIT=120
 ARGS=
 for a in "$@"; do ARGS="$ARGS '$a'"; done
 while getopts m:j:i:c:p:t: o; do

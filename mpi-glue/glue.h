@@ -53,6 +53,7 @@ struct glue {
 	int rank, size;
 	uint64_t job;
 	uint64_t rescan_ns;	/* least time between two socket scans */
+	uint64_t scan_gap_ns;	/* the current interval, rescan_ns to 32x */
 	uint64_t next_scan_ns;
 	bool verbose;
 	/* counters for COSCHED_MPI_VERBOSE */

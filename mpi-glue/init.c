@@ -176,6 +176,7 @@ static void setup(void)
 			 1000000ull;
 	glue.job = agree_job();
 	why = open_endpoint();
+	glue.scan_gap_ns = glue.rescan_ns;
 	glue.next_scan_ns = glue_now_ns() + glue.rescan_ns;
 	report(why);
 }

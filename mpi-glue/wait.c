@@ -64,6 +64,24 @@ static int block(struct glue_wait *w)
 	return MPI_ERR_INTERN;
 }
 
+/*
+ * Connections opened since the last scan (MPI connects lazily, mostly
+ * early in a run).  A scan costs about a system call per descriptor:
+ * the interval doubles while scans find nothing new, up to 32 times
+ * glue.rescan_ns, and starts again from glue.rescan_ns when one does.
+ */
+static void rescan(uint64_t now)
+{
+	uint64_t before = glue.registered;
+
+	glue_scan_sockets(glue.ep);
+	if (glue.registered != before)
+		glue.scan_gap_ns = glue.rescan_ns;
+	else if (glue.scan_gap_ns < 32 * glue.rescan_ns)
+		glue.scan_gap_ns *= 2;
+	glue.next_scan_ns = now + glue.scan_gap_ns;
+}
+
 /* cosched_wait()'s condition; an MPI error ends the wait too. */
 static bool ready(void *arg)
 {
@@ -96,11 +114,8 @@ int glue_wait(struct glue_wait *w)
 	if (ready(w))
 		return w->rc;
 	now = glue_now_ns();
-	if (now >= glue.next_scan_ns) {
-		/* Connections opened since the last scan (MPI is lazy). */
-		glue.next_scan_ns = now + glue.rescan_ns;
-		glue_scan_sockets(glue.ep);
-	}
+	if (now >= glue.next_scan_ns)
+		rescan(now);
 	glue.in_wait = true;
 	glue.cosched_waits++;
 	err = cosched_wait(glue.ep, ready, w, COSCHED_MODE_DEFAULT);
