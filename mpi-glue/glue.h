@@ -16,8 +16,10 @@
 
 #include "cosched.h"
 
-/* Only the MPI_* functions are exported; MPICH declares them without a
- * visibility of their own, so -fvisibility=hidden would hide them too. */
+/*
+ * Only the MPI_* functions are exported; MPICH declares them without a
+ * visibility of their own, so -fvisibility=hidden would hide them too.
+ */
 #pragma GCC visibility push(hidden)
 
 /* What a wait completes: one of the MPI_Test* or probe forms. */

@@ -40,8 +40,7 @@ static const char *const why_text[WHY_NR] = {
 	[WHY_NO_MODULE] = "no cosched module (" COSCHED_DEVICE ")",
 	[WHY_ENDPOINT] = "the endpoint could not be created",
 	[WHY_NO_HOOKS] = "the module cannot watch TCP sockets (arrival hooks)",
-	[WHY_NO_TCP] = "no TCP socket: the MPI transport is not watchable "
-		       "(shared memory? use cosched-run)",
+	[WHY_NO_TCP] = "no TCP socket: the MPI transport is not watchable (shared memory? use cosched-run)",
 };
 
 uint64_t glue_now_ns(void)
@@ -106,8 +105,10 @@ static uint64_t agree_job(void)
 	return job ? job : 1;
 }
 
-/* Is a module of our ABI there?  Not asking libcosched: it would say
- * "busy-poll mode" in every rank. */
+/*
+ * Is a module of our ABI there?  Not asking libcosched: it would say
+ * "busy-poll mode" in every rank.
+ */
 static bool module_here(void)
 {
 	struct cosched_info info;

@@ -15,8 +15,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	MPI_Request req;
 	int rc;
 
-	/* MPICH 4.0.2's Irecv from MPI_PROC_NULL completes with source 0,
-	 * tag 0; its Recv gives the right status, and waits for nothing. */
+	/*
+	 * MPICH 4.0.2's Irecv from MPI_PROC_NULL completes with source 0,
+	 * tag 0; its Recv gives the right status, and waits for nothing.
+	 */
 	if (!glue_active() || source == MPI_PROC_NULL)
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	rc = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
