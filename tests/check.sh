@@ -37,6 +37,7 @@ start=$(date +%s)
 part setup scripts/setup.sh
 part unit make -s -C tests/unit check
 part userlib make --no-print-directory -s -C userlib check
+part mpi-glue make --no-print-directory -s -C mpi-glue check
 part bpf tests/bpf/run.sh
 part lint tests/lint.sh
 part harness tests/vm/selftest.sh
