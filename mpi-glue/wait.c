@@ -99,8 +99,9 @@ static bool ready(void *arg)
  */
 bool glue_active(void)
 {
-	return glue.ep && !glue.in_wait &&
-	       pthread_equal(pthread_self(), glue.owner);
+	/* The owner test first: only the owner reads in_wait. */
+	return glue.ep && pthread_equal(pthread_self(), glue.owner) &&
+	       !glue.in_wait;
 }
 
 int glue_wait(struct glue_wait *w)
