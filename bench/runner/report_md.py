@@ -161,12 +161,14 @@ def targets(res):
             lines.append(f"{m}: local baseline not measured")
         elif loc.completion is None:
             ratio = loc.bound / best.completion
-            lines.append(f"{m}: {best.column} more than {ratio:.1f}x faster than "
-                         f"{loc.column} (timed out at {loc.bound:.0f} s; target >= 3): "
-                         f"{verdict(ratio >= 3) if ratio >= 3 else 'at least ' + f'{ratio:.1f}x, undecided'}")
+            # The baseline was killed: its time is only a lower bound.
+            outcome = verdict(True) if ratio >= 3 else "undecided"
+            lines.append(f"{m}: {best.column} against {loc.column}: more than "
+                         f"{ratio:.1f}x speed-up ({loc.column} timed out at "
+                         f"{loc.bound:.0f} s; target >= 3): {outcome}")
         else:
             ratio = loc.completion / best.completion
-            lines.append(f"{m}: {best.column} {ratio:.2f}x faster than {loc.column} "
+            lines.append(f"{m}: {best.column} against {loc.column}: {ratio:.2f}x speed-up "
                          f"(target >= 3): {verdict(ratio >= 3)}")
     for n in (7, 8):
         m = by_num.get(n)
@@ -183,7 +185,7 @@ def targets(res):
         else:
             yt = y.completion if y.completion is not None else y.bound
             ratio = yt / best.completion
-            lines.append(f"{m}: {best.column} {ratio:.2f}x faster than mpi-yield "
+            lines.append(f"{m}: {best.column} against mpi-yield: {ratio:.2f}x speed-up "
                          f"(target >= 2): {verdict(ratio >= 2)}")
         lines.append(compute_share_line(m, best))
     return lines
