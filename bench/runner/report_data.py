@@ -163,7 +163,7 @@ def parse_latency(path):
             continue
         if not inside:
             continue
-        body = ln.lstrip("#").strip()
+        body = ln.strip().lstrip("#").strip()
         if not body:
             if table:
                 break
