@@ -92,17 +92,19 @@ def jobs_table(res, mix):
         share = "/".join(fnum(s * 100 if s is not None else None, "{:.0f}")
                          for s in cell.job_share) or "-"
         deg = "/".join(fnum(d, "{:.2f}") for d in cell.job_degree) or "-"
+        rate = (cell.boosts / cell.completion
+                if cell.boosts is not None and cell.completion else None)
         rows.append([c] + [fnum(t, "{:.1f}") for t in cell.job_times] +
                     [fnum(cell.mean_job, "{:.1f}"), fnum(cell.cov, "{:.2f}"),
-                     share, deg])
+                     share, deg, fnum(rate, "{:.0f}")])
         th = res.thesis_jobs(mix, c)
         if th:
             rows.append([f"thesis {c} (Table 6.7)"] + [f"{v:.0f}" for v in th[0]] +
-                        [fnum(th[1], "{:.0f}"), fnum(th[2], "{:.2f}"), "", ""])
+                        [fnum(th[1], "{:.0f}"), fnum(th[2], "{:.2f}"), "", "", ""])
     if not rows:
         return None
     header = (["column"] + labels + ["mean", "CoV", "share % per job",
-                                     "cosched degree per job"])
+                                     "cosched degree per job", "boosts/s"])
     return md_table(header, rows)
 
 
