@@ -16,7 +16,7 @@
 #   make modules mpi-glue && flock /tmp/cosched-guest.lock \
 #     tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 1800 -- mpi-glue/effect.sh
 #   effect.sh [-m mpi] [-j jobs] [-i iters] [-c cells] [-p "policies"] [-t limit_s]
-# Defaults: openmpi, 4, 200, 50000, "sb dcs dcs-sb pb sy", 120.
+# Defaults: openmpi, 4, 200, 50000, "sb dcs dcs-sb pb sy", 90.
 # A configuration that does not finish within the limit shows ">limit".
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -29,7 +29,7 @@ JOBS=4
 ITERS=200
 CELLS=50000
 POLICIES="sb dcs dcs-sb pb sy"
-LIMIT=120
+LIMIT=90
 ARGS=
 for a in "$@"; do ARGS="$ARGS '$a'"; done
 while getopts m:j:i:c:p:t: o; do
