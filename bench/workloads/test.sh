@@ -22,7 +22,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 B=$root/build/bench/workloads
 MPIS="mpich openmpi"
 passed=0 failed=0
-TMO=60
+TMO=20
 
 while getopts m: o; do
 	case $o in
@@ -67,9 +67,19 @@ well_formed() { # line workload
 }
 
 # run_line MPI RANKS PROG ARGS: the program's result line, or "" on failure.
+# MPICH 4.0.2 over UCX's tcp transport now and then hangs in MPI_Finalize
+# after every rank is done (a bare Init/Barrier/Finalize does it too): a
+# run killed by the timeout after its result line still counts, with a note.
 run_line() {
-	local out
-	out=$(mpirun "$@") || { echo ""; return; }
+	local out st
+	out=$(mpirun "$@")
+	st=$?
+	if [ "$st" = 124 ] && printf '%s\n' "$out" | grep -q '^workload='; then
+		echo "# $1: $3 hung in MPI_Finalize after its result line; killed after ${TMO} s" >&2
+	elif [ "$st" != 0 ]; then
+		echo ""
+		return
+	fi
 	printf '%s\n' "$out" | grep '^workload=' | tail -n1
 }
 
@@ -184,6 +194,11 @@ fi
 # looks at it during its own slice and must see it stopped (T).
 setsid sleep 1 &
 sp=$!
+# Until setsid has run, the sleeper is still in this shell's group.
+for i in $(seq 100); do
+	[ "$(ps -o pgid= -p $sp | tr -d ' ')" = "$sp" ] && break
+	sleep 0.01
+done
 out=$("$B/gang" -s 500ms -p $sp -- sh -c "sleep 0.1; ps -o stat= -p $sp" 2>&1)
 st=$?
 wait $sp 2>/dev/null
