@@ -115,8 +115,10 @@ def main():
         # Both ranks on a CPU >= low of the time: together >= 2 low - 1 of
         # it.  The shares come from the scheduler's runtime, the degree
         # from switch events, which a busy host's kernel does not always
-        # report (monitor.rst), hence the margin.
-        check(deg_solo >= 2 * low - 1 - 0.15,
+        # report (monitor.rst), hence the margin: on this project's VM
+        # hosts the degree came out up to 0.22 below the bound (0.764 with
+        # shares of 0.99, 2026-11-22), but a broken degree is far lower.
+        check(deg_solo >= 2 * low - 1 - 0.3,
               "job alone on both CPUs: degree as its CPU shares imply",
               f"{deg_solo:.3f}, shares >= {low:.2f}")
     else:
