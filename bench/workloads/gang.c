@@ -62,12 +62,17 @@ static void usage(void)
 	exit(2);
 }
 
-/* ppid and pgid of @pid from /proc/<pid>/stat; -1 if it is gone. */
-static int proc_stat(pid_t pid, pid_t *ppid, pid_t *pgid)
+/*
+ * State letter, ppid and pgid of @pid from /proc/<pid>/stat (any of them
+ * may be NULL); -1 if it is gone.
+ */
+static int proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgid)
 {
 	char path[64], buf[512], *p;
+	pid_t pp, pg;
 	FILE *f;
 	int ok;
+	char st;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
@@ -77,8 +82,14 @@ static int proc_stat(pid_t pid, pid_t *ppid, pid_t *pgid)
 	fclose(f);
 	/* The command name may hold spaces and parentheses: skip to the last ')'. */
 	p = ok ? strrchr(buf, ')') : NULL;
-	if (!p || sscanf(p + 1, " %*c %d %d", ppid, pgid) != 2)
+	if (!p || sscanf(p + 1, " %c %d %d", &st, &pp, &pg) != 3)
 		return -1;
+	if (state)
+		*state = st;
+	if (ppid)
+		*ppid = pp;
+	if (pgid)
+		*pgid = pg;
 	return 0;
 }
 
@@ -109,7 +120,7 @@ static void signal_job(struct job *j, int sig)
 		if (*end || v <= 0)
 			continue;
 		pid[n] = (pid_t)v;
-		if (proc_stat(pid[n], &ppid[n], &pgid[n]) == 0)
+		if (proc_stat(pid[n], NULL, &ppid[n], &pgid[n]) == 0)
 			n++;
 	}
 	closedir(dir);
@@ -157,18 +168,10 @@ static void start(struct job *j)
 /* Has an attached (not our child) job's leader gone, or become a zombie? */
 static int gone(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	int ok;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 1;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	p = ok ? strrchr(buf, ')') : NULL;
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	return proc_stat(pid, &state, NULL, NULL) || state == 'Z' ||
+	       state == 'X';
 }
 
 /* Reap every leader that exited; returns how many did. */
