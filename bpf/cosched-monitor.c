@@ -177,6 +177,15 @@ static void sleep_until(__u64 t_ns)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/*
+ * How long a snapshot may take to read: 0.2% of an interval, so that a
+ * share it prints is off by no more than that.
+ */
+static __u64 slack_ns(const struct options *o)
+{
+	return o->interval * 1e9 / 500;
+}
+
 /* Sample, print the interval since `prev`, make it the new `prev`. */
 static int emit(struct monitor_bpf *skel, struct options *o, FILE *csv,
 		const struct mon_cpus *cpus, struct mon_snap *prev, __u64 t0)
@@ -186,7 +195,7 @@ static int emit(struct monitor_bpf *skel, struct options *o, FILE *csv,
 	int err;
 
 	mon_jobs_refresh(&o->jobs, skel);
-	err = mon_sample(skel, o->jobs.n, &cur);
+	err = mon_sample(skel, o->jobs.n, &cur, slack_ns(o));
 	if (err)
 		return err;
 	mon_delta(&cur, prev, &d);
@@ -215,7 +224,7 @@ static int run(struct monitor_bpf *skel, struct options *o, FILE *csv,
 		return err;
 	}
 	sync_cpus(cpus);
-	err = mon_sample(skel, o->jobs.n, &prev);
+	err = mon_sample(skel, o->jobs.n, &prev, slack_ns(o));
 	if (err)
 		return err;
 	t0 = prev.t_ns;

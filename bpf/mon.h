@@ -51,7 +51,11 @@ int mon_jobs_add_cgroup(struct mon_jobs *jobs, const char *spec);
 int mon_jobs_register(struct mon_jobs *jobs, struct monitor_bpf *skel);
 void mon_jobs_refresh(struct mon_jobs *jobs, struct monitor_bpf *skel);
 
-int mon_sample(struct monitor_bpf *skel, int njobs, struct mon_snap *s);
+/* How many times mon_sample() reads a snapshot that took too long. */
+#define MON_SAMPLE_TRIES	5
+
+int mon_sample(struct monitor_bpf *skel, int njobs, struct mon_snap *s,
+	       __u64 slack_ns);
 void mon_delta(const struct mon_snap *cur, const struct mon_snap *prev,
 	       struct mon_snap *d);
 
