@@ -14,7 +14,7 @@ set -eu
 ROUNDS=${1:-5}
 N=${2:-100}
 BIN=build/bench/tcp_wake
-KO=build/$(uname -r)/cosched.ko
+KO=${COSCHED_KO:-build/$(uname -r)/cosched.ko}
 SYS=/sys/kernel/cosched
 OUT=$(mktemp)
 PORT=$((24000 + $$ % 20000))

@@ -175,8 +175,7 @@ struct cosched_ep {
 	struct list_head hooks;
 	unsigned int nr_hooks;
 	bool hooks_closed;
-	atomic_t hook_events;		/* counted, not yet announced */
-	struct kthread_work hook_work;
+	struct kthread_work hook_work;	/* cosched_arrive_steer() */
 };
 
 /* main.c */
@@ -257,6 +256,8 @@ enum cosched_boost_reason {
 int cosched_policy_parse(const char *buf);
 int cosched_set_policy(unsigned int policy);
 void cosched_arrive(struct cosched_ep *ep, u32 count);
+bool cosched_arrive_notify(struct cosched_ep *ep, u32 count);
+void cosched_arrive_steer(struct cosched_ep *ep);
 int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w);
 bool cosched_peer_lost_unseen(struct cosched_ep *ep);
 int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y);

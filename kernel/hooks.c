@@ -21,10 +21,12 @@
  * cosched_hook_signal().
  *
  * An arrival is seen in the waker's context (softirq, or any context that
- * completes io_uring requests).  cosched_arrive() may boost, which
- * sleeps, so the hook only counts the event and queues the endpoint's
- * hook_work on cosched_worker, which announces everything counted since
- * the work last ran as one cosched_arrive(): bursts coalesce.
+ * completes io_uring requests).  It is announced there at once: the count
+ * in the control page moves and a blocked receiver is woken, so a
+ * receiver on its CPU or asleep sees it without waiting for a worker.
+ * Only what the policy then does may sleep (a boost, the end of a
+ * yield), so that alone goes to cosched_worker, as the endpoint's
+ * hook_work, and only when there is something to do: bursts coalesce.
  *
  * Lifetime: a registration ends at COSCHED_IOC_UNREGISTER, when its
  * endpoint is destroyed (COSCHED_IOC_DESTROY, or the endpoint's file is
@@ -83,30 +85,29 @@ MODULE_PARM_DESC(builtin_hooks,
 static void cosched_hook_reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cosched_hook_reaper, cosched_hook_reap_fn);
 
-/* Announce what the hooks counted since the last run, in process context. */
+/* The policy's action on hook arrivals, in process context. */
 static void cosched_hook_work_fn(struct kthread_work *work)
 {
 	struct cosched_ep *ep = container_of(work, struct cosched_ep,
 					     hook_work);
-	int n = atomic_xchg(&ep->hook_events, 0);
 
-	if (n > 0 && !READ_ONCE(ep->dead))
-		cosched_arrive(ep, min_t(u32, n, COSCHED_MAX_DOORBELL));
+	if (!READ_ONCE(ep->dead))
+		cosched_arrive_steer(ep);
 	cosched_ep_put(ep);
 }
 
 /*
- * Count one arrival on @ep and make sure hook_work runs after it.  Any
- * context; @ep must not be freed before the caller's RCU read section
- * or wait-queue lock ends.
+ * One arrival on @ep: announce it at once, and queue hook_work if the
+ * policy has to act on it.  Any context; @ep must not be freed before
+ * the caller's RCU read section or wait-queue lock ends.
  */
 static void cosched_hook_signal(struct cosched_ep *ep)
 {
 	if (!refcount_inc_not_zero(&ep->ref))
 		return;
-	atomic_inc(&ep->hook_events);
-	/* Already queued: it will announce this one too. */
-	if (!kthread_queue_work(cosched_worker, &ep->hook_work))
+	/* Already queued, hook_work looks at this arrival too. */
+	if (READ_ONCE(ep->dead) || !cosched_arrive_notify(ep, 1) ||
+	    !kthread_queue_work(cosched_worker, &ep->hook_work))
 		cosched_ep_put(ep);
 }
 
@@ -389,7 +390,6 @@ int cosched_hook_unregister(struct cosched_ep *ep,
 void cosched_hooks_ep_init(struct cosched_ep *ep)
 {
 	INIT_LIST_HEAD(&ep->hooks);
-	atomic_set(&ep->hook_events, 0);
 	kthread_init_work(&ep->hook_work, cosched_hook_work_fn);
 }
 

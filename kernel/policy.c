@@ -64,18 +64,20 @@ int cosched_set_policy(unsigned int policy)
 }
 
 /**
- * cosched_arrive() - announce @count arrivals to an endpoint
+ * cosched_arrive_notify() - count @count arrivals and wake the receiver
  * @ep: the endpoint, pinned by the caller
  * @count: how many messages arrived
  *
  * The arrival count is published before anything looks at waiters, so a
  * waiter that checked the count before sleeping is always woken (the
- * wait queue's barriers close the spin-then-block race).  Process
- * context: the policy's action may boost.
+ * wait queue's barriers close the spin-then-block race).  Any context:
+ * the arrival hooks call this from the waker's.  What the policy does
+ * about the arrival is cosched_arrive_steer()'s, which may sleep.
+ *
+ * Return: whether cosched_arrive_steer() has anything to do.
  */
-void cosched_arrive(struct cosched_ep *ep, u32 count)
+bool cosched_arrive_notify(struct cosched_ep *ep, u32 count)
 {
-	const struct cosched_policy_desc *pol = cosched_active_policy();
 	unsigned long flags;
 	u64 arrivals;
 	bool on_cpu;
@@ -99,12 +101,46 @@ void cosched_arrive(struct cosched_ep *ep, u32 count)
 		wake_up_interruptible_all(&ep->wq);
 	}
 	cosched_poll_wake(ep, EPOLLIN | EPOLLRDNORM);
+	return READ_ONCE(ep->prio_state) == COSCHED_PRIO_LOWERED ||
+	       (cosched_active_policy()->on_arrival ==
+		COSCHED_ON_ARRIVAL_BOOST && !on_cpu);
+}
+
+/**
+ * cosched_arrive_steer() - the policy's action on an arrival
+ * @ep: the endpoint, pinned by the caller
+ *
+ * Ends a yield made while waiting for a message, and under the dcs
+ * policies boosts an owner that is off its CPU with arrivals it has not
+ * consumed.  Process context.  Called right after cosched_arrive_notify()
+ * or, for hook arrivals, some time later on cosched_worker: the receiver
+ * may have run and read everything meanwhile, and then needs no boost.
+ */
+void cosched_arrive_steer(struct cosched_ep *ep)
+{
+	u64 arrivals = READ_ONCE(ep->ctrl->arrivals);
+
 	if (READ_ONCE(ep->prio_state) == COSCHED_PRIO_LOWERED)
 		cosched_unlower(ep);
-	if (pol->on_arrival == COSCHED_ON_ARRIVAL_BOOST && !on_cpu) {
-		WRITE_ONCE(ep->boost_seen, arrivals);
-		cosched_boost(ep, COSCHED_BOOST_ARRIVAL);
-	}
+	if (cosched_active_policy()->on_arrival != COSCHED_ON_ARRIVAL_BOOST ||
+	    READ_ONCE(ep->ctrl->on_cpu) ||
+	    arrivals == READ_ONCE(ep->ctrl->consumed))
+		return;
+	WRITE_ONCE(ep->boost_seen, arrivals);
+	cosched_boost(ep, COSCHED_BOOST_ARRIVAL);
+}
+
+/**
+ * cosched_arrive() - announce @count arrivals and apply the policy
+ * @ep: the endpoint, pinned by the caller
+ * @count: how many messages arrived
+ *
+ * Process context: the policy's action may boost.
+ */
+void cosched_arrive(struct cosched_ep *ep, u32 count)
+{
+	if (cosched_arrive_notify(ep, count))
+		cosched_arrive_steer(ep);
 }
 
 /**
