@@ -22,22 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
+#include "timing.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -51,7 +36,7 @@ static pid_t spawn_hog(void)
 	pid_t pid = fork();
 
 	if (!pid) {
-		pin(0);
+		pin_cpu(0);
 		for (;;)
 			;
 	}
@@ -65,7 +50,7 @@ static int sender(uint64_t job, int n, int gap_ms)
 	uint64_t t;
 	int i;
 
-	pin(1);
+	pin_cpu(1);
 	if (cosched_open(&ep, job, 1, 2, 0))
 		return 1;
 	for (i = 0; i < n + 5; i++) {	/* 5 extra: the receiver warms up */
@@ -110,7 +95,7 @@ int main(int argc, char **argv)
 	snd = fork();
 	if (!snd)
 		_exit(sender(job, n, gap_ms));
-	pin(0);
+	pin_cpu(0);
 	if (cosched_open(&ep, job, 0, 2, 0)) {
 		kill(snd, SIGKILL);
 		return 1;

@@ -19,25 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 static uint64_t stamp, seq;
 static int samples = 400, gap_ms = 5;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 static void *writer(void *arg)
 {
@@ -45,7 +30,7 @@ static void *writer(void *arg)
 	int i;
 
 	(void)arg;
-	pin(1);
+	pin_cpu(1);
 	for (i = 1; i <= samples; i++) {
 		nanosleep(&gap, NULL);
 		__atomic_store_n(&stamp, now_ns(), __ATOMIC_RELAXED);
@@ -79,7 +64,7 @@ int main(int argc, char **argv)
 	if (samples < 10 || gap_ms < 1)
 		return 2;
 	lat = calloc((size_t)samples, sizeof(*lat));
-	if (!lat || pin(0)) {
+	if (!lat || pin_cpu(0)) {
 		perror("vcpu_stall");
 		return 1;
 	}
