@@ -418,6 +418,11 @@ static __poll_t cosched_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &cf->poll_wq, wait);
+	/*
+	 * On the queue before looking at the state: pairs with the barrier
+	 * in cosched_poll_wake()'s wq_has_sleeper().
+	 */
+	smp_mb();
 	ep = cosched_file_ep(cf);
 	if (!ep)
 		return EPOLLHUP;

@@ -261,7 +261,11 @@ err_free:
  * @mask: the events that may have become true
  *
  * Any context.  The file's wait queue is freed only after an RCU grace
- * period, and the endpoint forgets it when it is destroyed.
+ * period, and the endpoint forgets it when it is destroyed.  Every
+ * arrival comes here, the hooks' from the sender's softirq, and usually
+ * nobody polls: wq_has_sleeper() spares the queue's lock then.  Its
+ * barrier orders the caller's state change before the check and pairs
+ * with the one in cosched_poll().
  */
 void cosched_poll_wake(struct cosched_ep *ep, __poll_t mask)
 {
@@ -269,7 +273,7 @@ void cosched_poll_wake(struct cosched_ep *ep, __poll_t mask)
 
 	rcu_read_lock();
 	wq = rcu_dereference(ep->poll_wq);
-	if (wq)
+	if (wq && wq_has_sleeper(wq))
 		wake_up_interruptible_poll(wq, mask);
 	rcu_read_unlock();
 }
