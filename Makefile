@@ -107,3 +107,16 @@ clean:
 	rm -rf build
 	$(MAKE) -C kernel -f /dev/null clean 2>/dev/null; \
 	rm -f kernel/*.o kernel/*.ko kernel/*.mod* kernel/.*.cmd kernel/Module.symvers kernel/modules.order
+
+# make fuzz             the ABI fuzzer (tests/fuzz): 10^6 operations, then
+#                       module reload cycles, in a 6.12 guest
+.PHONY: fuzz fuzz-bin
+fuzz-bin:
+	$(MAKE) -C tests/fuzz
+
+# The guest suite's short fuzz entry needs the binary too.
+tests: fuzz-bin
+
+fuzz: modules fuzz-bin
+	flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 \
+		--timeout 3000 -- tests/fuzz/run.sh --ops 1000000

@@ -28,7 +28,7 @@ HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
 HOOKS_N=${HOOKS_N:-350}
 RDMA_N=${RDMA_N:-50}
-ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue"
+ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue fuzz"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -58,6 +58,8 @@ spec() {
 	uring-wake)	echo "240 $ROOT/tests/guest/uring-wake.sh 3 60" ;;
 	mpiglue)	echo "1500 $ROOT/mpi-glue/test/guest.sh $MPIGLUE_ARGS" ;;
 	rdma)		echo "120 $ROOT/tests/guest/rdma.sh -n $RDMA_N" ;;
+	# ABI fuzzer, ~45 s: 30 s of random ops, 3 module reload cycles.
+	fuzz)		echo "240 $ROOT/tests/fuzz/run.sh --seconds 30 --ops 100000000 --cycles 3 --cycle-seconds 4" ;;
 	*)		return 1 ;;
 	esac
 }
