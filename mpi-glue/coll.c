@@ -2,12 +2,82 @@
 /*
  * coll.c - the blocking collectives, each as its MPI-3 non-blocking form
  * plus glue_wait(), so that a rank waiting for the slowest one spins,
- * then blocks or yields.  MPI may use other algorithms for the
- * non-blocking forms: floating-point reductions can round differently
- * (integer results are the same).  From a thread that may not wait the
- * cosched way, the plain PMPI_ call.
+ * then blocks or yields.  MPI never matches a blocking collective with a
+ * non-blocking one, so the form is the job's (decided by all ranks at
+ * MPI_Init), the same in every thread: a thread that may not wait the
+ * cosched way waits for the request with MPI_Wait.  MPI may use other
+ * algorithms for the non-blocking forms: floating-point reductions can
+ * round differently (integer results are the same).
  */
 #include "glue.h"
+
+/* Attribute values: the communicator is all in this job, or not. */
+static char in_job, not_in_job;
+
+/* Are all processes of group g in MPI_COMM_WORLD's group? */
+static bool group_in_job(MPI_Group g, MPI_Group world)
+{
+	int r[64], w[64], n, i, k, m;
+
+	if (PMPI_Group_size(g, &n) != MPI_SUCCESS)
+		return false;
+	for (i = 0; i < n; i += m) {
+		m = n - i < 64 ? n - i : 64;
+		for (k = 0; k < m; k++)
+			r[k] = i + k;
+		if (PMPI_Group_translate_ranks(g, m, r, world, w) !=
+		    MPI_SUCCESS)
+			return false;
+		for (k = 0; k < m; k++)
+			if (w[k] == MPI_UNDEFINED)
+				return false;
+	}
+	return true;
+}
+
+static bool all_in_job(MPI_Comm comm)
+{
+	MPI_Group world, local, remote = MPI_GROUP_NULL;
+	int inter = 0;
+	bool ok;
+
+	PMPI_Comm_group(MPI_COMM_WORLD, &world);
+	PMPI_Comm_group(comm, &local);
+	PMPI_Comm_test_inter(comm, &inter);
+	if (inter)
+		PMPI_Comm_remote_group(comm, &remote);
+	ok = group_in_job(local, world) &&
+	     (!inter || group_in_job(remote, world));
+	if (remote != MPI_GROUP_NULL)
+		PMPI_Group_free(&remote);
+	PMPI_Group_free(&local);
+	PMPI_Group_free(&world);
+	return ok;
+}
+
+/*
+ * The non-blocking form when the job agreed on it, for a communicator
+ * whose processes are all of this job: they all decided alike.  One that
+ * reaches into another job (MPI_Comm_spawn, MPI_Comm_connect) takes the
+ * blocking form in all its processes, each job finding the other's.
+ */
+static bool nb(MPI_Comm comm)
+{
+	void *val;
+	int flag = 0;
+
+	if (!glue.coll_nb || comm == MPI_COMM_NULL)
+		return false;
+	if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+		return true;
+	if (PMPI_Comm_get_attr(comm, glue.keyval, &val, &flag) != MPI_SUCCESS)
+		return false;
+	if (!flag) {
+		val = all_in_job(comm) ? &in_job : &not_in_job;
+		PMPI_Comm_set_attr(comm, glue.keyval, val);
+	}
+	return val == &in_job;
+}
 
 /* The request a non-blocking collective returned, waited for. */
 static int finish(int rc, MPI_Request *req)
@@ -19,7 +89,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Barrier(comm);
 	return finish(PMPI_Ibarrier(comm, &req), &req);
 }
@@ -29,7 +99,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Bcast(buf, count, type, root, comm);
 	return finish(PMPI_Ibcast(buf, count, type, root, comm, &req), &req);
 }
@@ -39,7 +109,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
 	return finish(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm,
 				   &req), &req);
@@ -50,7 +120,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
 	return finish(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm,
 				      &req), &req);
@@ -61,7 +131,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype,
 				   root, comm);
 	return finish(PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype,
@@ -74,7 +144,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs,
 				    rtype, root, comm);
 	return finish(PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts,
@@ -86,7 +156,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype,
 				    root, comm);
 	return finish(PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype,
@@ -99,7 +169,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount,
 				     rtype, root, comm);
 	return finish(PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf,
@@ -111,7 +181,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype,
 				      comm);
 	return finish(PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount,
@@ -124,7 +194,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts,
 				       displs, rtype, comm);
 	return finish(PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts,
@@ -136,7 +206,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype,
 				     comm);
 	return finish(PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount,
@@ -149,7 +219,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf,
 				      rcounts, rdispls, rtype, comm);
 	return finish(PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf,
@@ -162,7 +232,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
 	return finish(PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op,
 					   comm, &req), &req);
@@ -173,7 +243,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op,
 						 comm);
 	return finish(PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op,
@@ -185,7 +255,7 @@ int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
 	return finish(PMPI_Iscan(sbuf, rbuf, count, type, op, comm, &req),
 		      &req);
@@ -196,7 +266,7 @@ int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
 {
 	MPI_Request req;
 
-	if (!glue_active())
+	if (!nb(comm))
 		return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
 	return finish(PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, &req),
 		      &req);

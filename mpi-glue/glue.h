@@ -50,6 +50,12 @@ struct glue_wait {
 /* Process-wide state, written at MPI_Init and MPI_Finalize. */
 struct glue {
 	struct cosched_ep *ep;	/* NULL: plain MPI waiting */
+	/*
+	 * Every rank of the job has an endpoint: collectives take their
+	 * non-blocking form in every thread (MPI never matches the two).
+	 */
+	bool coll_nb;
+	int keyval;		/* coll.c's note on a communicator */
 	pthread_t owner;	/* the thread that initialised MPI */
 	bool in_wait;		/* the owner is inside glue_wait() */
 	int rank, size;

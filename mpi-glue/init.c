@@ -3,10 +3,14 @@
  * init.c - MPI_Init, MPI_Init_thread and MPI_Finalize: create the
  * process's cosched endpoint (job id from the launcher, rank and size of
  * MPI_COMM_WORLD), register its TCP sockets, and release it all before
- * MPI closes its connections.  When cosched cannot work (no module, no
- * arrival hooks, no TCP transport) the job waits the plain MPI way, and
- * rank 0 says why, once for the whole job.  At an abnormal exit the
- * kernel releases the endpoint and its hooks with the process's files.
+ * MPI closes its connections.  Whether the job waits the cosched way is
+ * decided by all ranks together: a blocking collective becomes its
+ * non-blocking form only in a job whose every rank does that, because
+ * MPI never matches the two forms.  When one rank cannot (no module, no
+ * arrival hooks, no TCP transport, COSCHED_MPI=0) the whole job waits
+ * the plain MPI way, and rank 0 says why, once for the job.  At an
+ * abnormal exit the kernel releases the endpoint and its hooks with the
+ * process's files.
  */
 #define _GNU_SOURCE
 #include "glue.h"
@@ -29,6 +33,7 @@ struct glue glue;
 /* Why a rank waits the plain way; reported by rank 0 with a count. */
 enum why {
 	WHY_OK,
+	WHY_OFF,
 	WHY_NO_MODULE,
 	WHY_ENDPOINT,
 	WHY_NO_HOOKS,
@@ -37,6 +42,7 @@ enum why {
 };
 
 static const char *const why_text[WHY_NR] = {
+	[WHY_OFF] = "COSCHED_MPI=0",
 	[WHY_NO_MODULE] = "no cosched module (" COSCHED_DEVICE ")",
 	[WHY_ENDPOINT] = "the endpoint could not be created",
 	[WHY_NO_HOOKS] = "the module cannot watch TCP sockets (arrival hooks)",
@@ -123,6 +129,15 @@ static bool module_here(void)
 	return ok;
 }
 
+static void drop_endpoint(void)
+{
+	if (!glue.ep)
+		return;
+	cosched_close(glue.ep);
+	glue.ep = NULL;
+	glue_sockets_reset();
+}
+
 static enum why open_endpoint(void)
 {
 	long timeout = (long)env_num("COSCHED_MPI_TIMEOUT_US", DEF_TIMEOUT_US);
@@ -138,48 +153,66 @@ static enum why open_endpoint(void)
 	n = glue_scan_sockets(glue.ep);
 	if (n > 0)
 		return WHY_OK;
-	cosched_close(glue.ep);
-	glue.ep = NULL;
-	glue_sockets_reset();
+	drop_endpoint();
 	return n < 0 ? WHY_NO_HOOKS : WHY_NO_TCP;
 }
 
-/* One line for the whole job: rank 0 prints what every rank found. */
-static void report(enum why why)
+/*
+ * The job's decision: cosched only if every rank can (one MPI_Allreduce
+ * of the reasons).  Rank 0 prints one line for the job, unless every
+ * rank was asked not to (COSCHED_MPI=0: quietly plain MPI).
+ */
+static bool agree(enum why why)
 {
 	int count[WHY_NR] = { 0 }, sum[WHY_NR];
-	int i;
+	int i, n = 0;
 
 	count[why] = 1;
 	if (PMPI_Allreduce(count, sum, WHY_NR, MPI_INT, MPI_SUM,
-			   MPI_COMM_WORLD) != MPI_SUCCESS || glue.rank)
-		return;
+			   MPI_COMM_WORLD) != MPI_SUCCESS)
+		return false;
+	if (sum[WHY_OK] == glue.size)
+		return true;
+	if (glue.rank || sum[WHY_OFF] == glue.size)
+		return false;
+	fprintf(stderr, "cosched-mpi: the job waits the plain MPI way:");
 	for (i = WHY_OK + 1; i < WHY_NR; i++)
-		if (sum[i]) {
-			fprintf(stderr,
-				"cosched-mpi: %d of %d ranks wait the plain MPI way: %s\n",
-				sum[i], glue.size, why_text[i]);
-			break;
-		}
+		if (sum[i])
+			fprintf(stderr, "%s %s in %d of %d ranks",
+				n++ ? ";" : "", why_text[i], sum[i],
+				glue.size);
+	fputc('\n', stderr);
+	return false;
 }
 
+/*
+ * Every rank takes part in both collectives below, whatever it finds:
+ * a rank that skipped them would hang the others.
+ */
 static void setup(void)
 {
-	enum why why;
+	enum why why = WHY_OFF;
 
 	glue.owner = pthread_self();
-	if (env_num("COSCHED_MPI", 1) == 0)
-		return;		/* asked not to: quietly plain MPI */
 	PMPI_Comm_rank(MPI_COMM_WORLD, &glue.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &glue.size);
 	glue.verbose = env_num("COSCHED_MPI_VERBOSE", 0) != 0;
 	glue.rescan_ns = env_num("COSCHED_MPI_RESCAN_MS", DEF_RESCAN_MS) *
 			 1000000ull;
 	glue.job = agree_job();
-	why = open_endpoint();
+	if (env_num("COSCHED_MPI", 1) != 0)
+		why = open_endpoint();
+	/* coll.c's note on each communicator: is it all in this job? */
+	if (why == WHY_OK &&
+	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+				    MPI_COMM_NULL_DELETE_FN, &glue.keyval,
+				    NULL) != MPI_SUCCESS)
+		why = WHY_ENDPOINT;
 	glue.scan_gap_ns = glue.rescan_ns;
 	glue.next_scan_ns = glue_now_ns() + glue.rescan_ns;
-	report(why);
+	glue.coll_nb = agree(why);
+	if (!glue.coll_nb)
+		drop_endpoint();
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -223,12 +256,8 @@ static void say_stats(void)
 /* Before MPI closes its sockets: registered ones would linger ~1 s. */
 int MPI_Finalize(void)
 {
-	if (glue.ep) {
-		if (glue.verbose)
-			say_stats();
-		cosched_close(glue.ep);
-		glue.ep = NULL;
-		glue_sockets_reset();
-	}
+	if (glue.ep && glue.verbose)
+		say_stats();
+	drop_endpoint();
 	return PMPI_Finalize();
 }

@@ -57,24 +57,53 @@ static void cancel_recv(MPI_Request *req)
 }
 
 /*
- * Receive and send, both started, then waited for together.  The status
- * is the receive's; its MPI_ERROR field is left alone, as MPI_Sendrecv
- * leaves it.  With an error in either, that error is returned.
+ * The receive req[0] and the send req[1], waited for together.  The
+ * status is the receive's; its MPI_ERROR field is left alone, as
+ * MPI_Sendrecv leaves it.  With an error in either, that error is
+ * returned once neither request is pending: the send's buffer may be
+ * freed then.
  */
+static int wait_pair(MPI_Request req[2], MPI_Status *status)
+{
+	MPI_Status st[2];
+	struct glue_wait w = {
+		.kind = GW_ALL, .count = 2, .reqs = req, .statuses = st,
+	};
+	int rc, err, i;
+
+	rc = glue_wait(&w);
+	if (rc == MPI_ERR_IN_STATUS) {
+		for (i = 0; i < 2; i++)
+			if (st[i].MPI_ERROR == MPI_ERR_PENDING)
+				st[i].MPI_ERROR = PMPI_Wait(&req[i], &st[i]);
+		rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR :
+						      st[1].MPI_ERROR;
+	} else if (rc != MPI_SUCCESS) {
+		return rc;
+	}
+	if (status != MPI_STATUS_IGNORE) {
+		err = status->MPI_ERROR;
+		*status = st[0];
+		status->MPI_ERROR = err;
+	}
+	return rc;
+}
+
+/* Receive and send, both started, then waited for together. */
 static int sendrecv(const void *sbuf, int scount, MPI_Datatype stype,
 		    int dest, int stag, void *rbuf, int rcount,
 		    MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
 		    MPI_Status *status)
 {
-	MPI_Status st[2];
 	MPI_Request req[2];
-	struct glue_wait w = {
-		.kind = GW_ALL, .count = 2, .reqs = req, .statuses = st,
-	};
-	int rc, err;
+	int rc;
 
 	if (source == MPI_PROC_NULL) {
-		/* The send alone is waited for (see MPI_Recv). */
+		/*
+		 * The send alone is waited for; the receive from
+		 * MPI_PROC_NULL, which touches no buffer, gives the status
+		 * (see MPI_Recv).
+		 */
 		rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &req[1]);
 		if (rc == MPI_SUCCESS)
 			rc = glue_wait_one(&req[1], MPI_STATUS_IGNORE);
@@ -91,16 +120,7 @@ static int sendrecv(const void *sbuf, int scount, MPI_Datatype stype,
 		cancel_recv(&req[0]);
 		return rc;
 	}
-	rc = glue_wait(&w);
-	if (rc == MPI_ERR_IN_STATUS)
-		rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR :
-						      st[1].MPI_ERROR;
-	if (status != MPI_STATUS_IGNORE) {
-		err = status->MPI_ERROR;
-		*status = st[0];
-		status->MPI_ERROR = err;
-	}
-	return rc;
+	return wait_pair(req, status);
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
@@ -115,48 +135,39 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 }
 
 /*
- * Into a temporary buffer of the datatype's layout, then packed and
- * unpacked over the user's buffer: any datatype, no assumption about it.
+ * The outgoing data packed first (MPI_Pack), sent as MPI_PACKED, which
+ * matches a receive of any type with the same signature; the receive
+ * goes straight into the user's buffer with the user's datatype.  So
+ * MPI itself writes the buffer: only what arrives, as the datatype lays
+ * it out, whatever its bounds; nothing from MPI_PROC_NULL.
  */
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
 			 int stag, int source, int rtag, MPI_Comm comm,
 			 MPI_Status *status)
 {
-	MPI_Aint lb, extent, tlb, textent, span;
-	char *tmp = NULL, *packed = NULL;
+	char *packed = NULL;
 	int rc, psize = 0, pos = 0;
 
-	if (!glue_active() || count <= 0)
+	if (!glue_active() || count < 0)
 		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
 					     source, rtag, comm, status);
-	rc = PMPI_Type_get_extent(type, &lb, &extent);
-	if (rc == MPI_SUCCESS)
-		rc = PMPI_Type_get_true_extent(type, &tlb, &textent);
-	if (rc == MPI_SUCCESS)
+	if (dest != MPI_PROC_NULL) {
 		rc = PMPI_Pack_size(count, type, comm, &psize);
-	if (rc != MPI_SUCCESS)
-		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
-					     source, rtag, comm, status);
-	span = textent + (MPI_Aint)(count - 1) * (extent < 0 ? -extent : extent);
-	tmp = malloc((size_t)span + 1);
-	packed = malloc((size_t)psize + 1);
-	if (!tmp || !packed) {
-		free(tmp);
-		free(packed);
-		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
-					     source, rtag, comm, status);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		packed = malloc((size_t)psize + 1);
+		if (!packed)
+			return PMPI_Sendrecv_replace(buf, count, type, dest,
+						     stag, source, rtag, comm,
+						     status);
+		rc = PMPI_Pack(buf, count, type, packed, psize, &pos, comm);
+		if (rc != MPI_SUCCESS) {
+			free(packed);
+			return rc;
+		}
 	}
-	/* tmp - tlb: the datatype's true lower bound lands on tmp. */
-	rc = sendrecv(buf, count, type, dest, stag, tmp - tlb, count, type,
+	rc = sendrecv(packed, pos, MPI_PACKED, dest, stag, buf, count, type,
 		      source, rtag, comm, status);
-	if (rc == MPI_SUCCESS)
-		rc = PMPI_Pack(tmp - tlb, count, type, packed, psize, &pos,
-			       comm);
-	if (rc == MPI_SUCCESS) {
-		pos = 0;
-		rc = PMPI_Unpack(packed, psize, &pos, buf, count, type, comm);
-	}
-	free(tmp);
 	free(packed);
 	return rc;
 }

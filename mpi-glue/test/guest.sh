@@ -7,13 +7,15 @@
 # equal the reference, nobody may warn, every rank must have registered
 # sockets, the module must have seen arrivals, and the spin-block and
 # spin-yield policies must really have blocked or yielded.  Then 4
-# ranks, MPI_THREAD_MULTIPLE, MPI_Abort and a rank killed during a wait
-# (the job ends, the module's endpoint and job counters return to zero)
-# and a run with the module unloaded (one warning for the job, the same
-# results).
-#   guest.sh [-p policies|all] [-m "mpich openmpi"]
+# ranks, MPI_THREAD_MULTIPLE, the mixed cases (collectives with one rank
+# unlike the other: COSCHED_MPI=0, no /dev/cosched, the collectives from
+# a second thread; MPI_Sendrecv_replace's corner cases), MPI_Abort and a
+# rank killed during a wait (the job ends, the module's endpoint and job
+# counters return to zero) and a run with the module unloaded (one
+# warning for the job, the same results).
+#   guest.sh [-p policies|all] [-m "mpich openmpi"] [-x]
 # Default policies: local sb sy dcs dcs-sb pb-sy; -p all: the ten.
-# Last line "N passed, N failed".
+# -x: the mixed cases only.  Last line "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 RUN=$ROOT/mpi-glue/cosched-run
@@ -23,11 +25,13 @@ KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
 POLICIES="local sb sy dcs dcs-sb pb-sy"
 MPIS="mpich openmpi"
 LIMIT=${MPIGLUE_LIMIT:-90}
-while getopts p:m: o; do
+ONLY_MIXED=0
+while getopts p:m:x o; do
 	case $o in
 	p) POLICIES=$OPTARG ;;
 	m) MPIS=$OPTARG ;;
-	*) sed -n '14,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	x) ONLY_MIXED=1 ;;
+	*) sed -n '16,18s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 [ "$POLICIES" = all ] && POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy"
@@ -67,6 +71,8 @@ tail_mark() {
 	case $1 in
 	*suite*) echo "suite: " ;;
 	*threads*) echo "threads: " ;;
+	*mixed*) echo "mixed: " ;;
+	*replace*) echo "replace: " ;;
 	*) echo "NO MARK" ;;
 	esac
 }
@@ -102,11 +108,48 @@ counters_zero() {
 	return 1
 }
 
+# Collectives with one rank unlike the other must complete (the job
+# agrees on one form at MPI_Init); a hang fails at the time limit.
+mixed_cases() { # mpi
+	m=$1
+	echo sb >"$SYS/policy"
+	job mixed-$m -v -m $m -n 2 "$T/mixed.$m" -i 50
+	[ "$(cat "$W/mixed-$m.rc")" = 0 ] && ! grep -q 'plain MPI way' "$W/mixed-$m.err" &&
+		[ "$(field_min "$W/mixed-$m.err" waits)" -gt 0 ]
+	check $? "$m sb: collectives loop, both ranks cosched: $(head -1 "$W/mixed-$m.out")"
+	for how in off nodev; do
+		n=mixed-$how-$m
+		job $n -m $m -n 2 "$ROOT/mpi-glue/test/onerank.sh" 1 $how "$T/mixed.$m" -i 50
+		[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out" &&
+			[ "$(grep -c 'the job waits the plain MPI way: .* in 1 of 2 ranks' "$W/$n.err")" = 1 ]
+		check $? "$m sb: collectives, rank 1 $how: $(head -1 "$W/$n.out"); $(grep cosched-mpi "$W/$n.err" | head -1)" ||
+			tail -3 "$W/$n.err" | sed 's/^/# /'
+	done
+	for r in 0 1; do
+		n=mixed-thread$r-$m
+		job $n -v -m $m -n 2 "$T/mixed.$m" -i 50 -t $r
+		[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out" &&
+			! grep -q 'plain MPI way' "$W/$n.err"
+		check $? "$m sb: collectives from a second thread in rank $r: $(head -1 "$W/$n.out")" ||
+			tail -3 "$W/$n.err" | sed 's/^/# /'
+	done
+	job ref-replace-$m -N -m $m -n 2 "$T/replace.$m"
+	job replace-$m -m $m -n 2 "$T/replace.$m"
+	[ "$(cat "$W/replace-$m.rc")" = 0 ] && grep -q '^replace: 0 failed' "$W/replace-$m.out" &&
+		cmp -s "$W/ref-replace-$m.out" "$W/replace-$m.out"
+	check $? "$m sb: MPI_Sendrecv_replace as plain MPI: $(tail -1 "$W/replace-$m.out")" ||
+		grep -h FAIL "$W/replace-$m.err" "$W/replace-$m.out" | head -8 | sed 's/^/# /'
+}
+
 echo "# mpiglue on $(uname -r), $(nproc) CPUs; policies: $POLICIES"
 load || { echo "guest.sh: cannot load $KO" >&2; exit 2; }
 for m in $MPIS; do
-	if [ ! -x "$T/suite.$m" ] || [ ! -f "$ROOT/build/mpi-glue/libcosched-mpi-$m.so" ]; then
+	if [ ! -x "$T/suite.$m" ] || [ ! -f "${COSCHED_MPI_GLUE_DIR:-$ROOT/build/mpi-glue}/libcosched-mpi-$m.so" ]; then
 		nok "$m: not built (make mpi-glue)"
+		continue
+	fi
+	if [ "$ONLY_MIXED" = 1 ]; then
+		mixed_cases $m
 		continue
 	fi
 	echo local >"$SYS/policy"
@@ -121,7 +164,7 @@ for m in $MPIS; do
 		cmp -s "$W/ref-suite-$m.out" "$W/$n.out"
 		check $? "$m $p: output equals the plain run's" ||
 			diff "$W/ref-suite-$m.out" "$W/$n.out" | head -10 | sed 's/^/# /'
-		! grep -q 'wait the plain MPI way' "$W/$n.err"
+		! grep -q 'waits the plain MPI way' "$W/$n.err"
 		check $? "$m $p: no fallback warning"
 		[ "$(ranks_reporting "$W/$n.err")" = 2 ] && [ "$(field_min "$W/$n.err" sockets)" -gt 0 ]
 		check $? "$m $p: both ranks registered TCP sockets ($(field_min "$W/$n.err" sockets) or more)"
@@ -148,6 +191,8 @@ for m in $MPIS; do
 	[ "$(cat "$W/threads-$m.rc")" = 0 ] && grep -q '^threads: ' "$W/threads-$m.out" && ! grep -q FAIL "$W/threads-$m.out"
 	check $? "$m sb: MPI_THREAD_MULTIPLE, two threads communicating: $(head -1 "$W/threads-$m.out")"
 
+	mixed_cases $m
+
 	for how in abort kill; do
 		start=$(date +%s)
 		job die-$how-$m -m $m -n 2 "$T/die.$m" $how 1000
@@ -164,7 +209,7 @@ for m in $MPIS; do
 	check $? "$m no module: suite exits 0"
 	cmp -s "$W/ref-suite-$m.out" "$W/nomod-suite-$m.out"
 	check $? "$m no module: output equals the plain run's"
-	[ "$(grep -c 'cosched-mpi: .*wait the plain MPI way' "$W/nomod-suite-$m.err")" = 1 ] &&
+	[ "$(grep -c 'cosched-mpi: the job waits the plain MPI way: no cosched module' "$W/nomod-suite-$m.err")" = 1 ] &&
 		[ "$(grep -c 'libcosched' "$W/nomod-suite-$m.err")" = 0 ]
 	check $? "$m no module: exactly one warning for the job: $(grep 'cosched-mpi' "$W/nomod-suite-$m.err" | head -1)"
 	load || { nok "reload $KO"; break; }

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mixed - blocking collectives in a loop (Allreduce, in place too, Bcast,
+ * Barrier, Reduce, Allgather, Alltoall) on MPI_COMM_WORLD and on a split
+ * communicator of reversed rank order, with integer checks.  With -t R,
+ * rank R issues them from a second thread while the thread that
+ * initialised MPI waits in pthread_join.  Run it with one rank unlike
+ * the others (test/onerank.sh, or -t): under the glue every rank must
+ * still use the same form of each collective, or the job hangs (the
+ * caller's timeout then fails it).  Rank 0 prints one line; exit 1 on a
+ * wrong result.
+ *   mpiexec -n N mixed [-i iterations] [-t rank]
+ */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MAXRANKS 64
+
+static int iters = 100, fails;
+
+static void expect(int cond, const char *what, int i)
+{
+	if (!cond && fails++ < 10)
+		fprintf(stderr, "FAIL mixed: %s, iteration %d\n", what, i);
+}
+
+static void round_on(MPI_Comm comm, int i)
+{
+	int r, n, k, v, sum, out[MAXRANKS], in[MAXRANKS];
+
+	MPI_Comm_rank(comm, &r);
+	MPI_Comm_size(comm, &n);
+	v = r + i;
+	MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm);
+	expect(sum == n * (n - 1) / 2 + n * i, "allreduce", i);
+	sum = r;
+	MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_MAX, comm);
+	expect(sum == n - 1, "allreduce in place", i);
+	v = r == i % n ? 1000 * r + i : -1;
+	MPI_Bcast(&v, 1, MPI_INT, i % n, comm);
+	expect(v == 1000 * (i % n) + i, "bcast", i);
+	MPI_Barrier(comm);
+	v = r * i;
+	sum = -1;
+	MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, i % n, comm);
+	expect(r != i % n || sum == i * n * (n - 1) / 2, "reduce", i);
+	v = r + i;
+	MPI_Allgather(&v, 1, MPI_INT, in, 1, MPI_INT, comm);
+	for (k = 0; k < n; k++)
+		expect(in[k] == k + i, "allgather", i);
+	for (k = 0; k < n; k++)
+		out[k] = 100 * r + k + i;
+	MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, comm);
+	for (k = 0; k < n; k++)
+		expect(in[k] == 100 * k + r + i, "alltoall", i);
+}
+
+static void *loop(void *arg)
+{
+	MPI_Comm split;
+	int i, rank, size;
+
+	(void)arg;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &split);
+	for (i = 0; i < iters; i++) {
+		round_on(MPI_COMM_WORLD, i);
+		round_on(split, i);
+	}
+	MPI_Comm_free(&split);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int provided, rank, size, opt, threaded = -1, bad;
+	pthread_t t;
+
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	while ((opt = getopt(argc, argv, "i:t:")) != -1) {
+		if (opt == 'i')
+			iters = atoi(optarg);
+		else if (opt == 't')
+			threaded = atoi(optarg);
+	}
+	if (size > MAXRANKS || (threaded >= 0 &&
+				provided < MPI_THREAD_SERIALIZED)) {
+		if (rank == 0)
+			printf("mixed: size %d, thread level %d: not applicable\n",
+			       size, provided);
+		MPI_Finalize();
+		return 2;
+	}
+	if (rank == threaded) {
+		/* The thread that initialised MPI stays out of it. */
+		if (pthread_create(&t, NULL, loop, NULL)) {
+			perror("pthread_create");
+			MPI_Abort(MPI_COMM_WORLD, 3);
+		}
+		pthread_join(t, NULL);
+	} else {
+		loop(NULL);
+	}
+	MPI_Allreduce(&fails, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("mixed: %d ranks, %d iterations%s, %d failed checks\n",
+		       size, iters, threaded >= 0 ? ", one rank threaded" : "",
+		       bad);
+	MPI_Finalize();
+	return bad != 0;
+}
