@@ -119,7 +119,7 @@ static void swap(MPI_Datatype type, int count, const int *pos, int npos,
 	expect(ok, what);
 	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("replace: swap, %s: %s\n", what, ok ? "ok" : "wrong");
+		printf("replace: exchange, %s: %s\n", what, ok ? "ok" : "wrong");
 }
 
 int main(int argc, char **argv)
