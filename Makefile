@@ -108,6 +108,15 @@ clean:
 	$(MAKE) -C kernel -f /dev/null clean 2>/dev/null; \
 	rm -f kernel/*.o kernel/*.ko kernel/*.mod* kernel/.*.cmd kernel/Module.symvers kernel/modules.order
 
+# make check-debug      the guest suite, the fuzzer and a kmemleak scan in a
+#                       6.12 debug kernel (KASAN, lockdep, kmemleak, debug
+#                       objects; tests/vm/debug-kernel.sh), built once into
+#                       the cache; DEBUG_TESTS="abi sysfs" runs only those
+DEBUG_TESTS ?=
+.PHONY: check-debug
+check-debug:
+	tests/vm/check-debug.sh $(DEBUG_TESTS)
+
 # make fuzz             the ABI fuzzer (tests/fuzz): 10^6 operations, then
 #                       module reload cycles, in a 6.12 guest
 .PHONY: fuzz fuzz-bin

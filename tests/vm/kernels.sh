@@ -2,6 +2,7 @@
 # kernels.sh - find, download and unpack the Debian kernels the VM tests boot.
 #
 #   kernels.sh resolve 6.1|6.12|<release>  print the kernel release (6.1.0-56-amd64)
+#                                           (6.12-debug: debug-kernel.sh's build)
 #   kernels.sh fetch   6.1|6.12|<release>  install its headers, download and
 #                                           unpack its image; print the release
 #   kernels.sh image   6.1|6.12|<release>  only download/unpack the image; print
@@ -19,6 +20,7 @@
 # COSCHED_CACHE defaults to ~/.cache/cosched.
 set -euo pipefail
 
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE="${COSCHED_CACHE:-${HOME:-/root}/.cache/cosched}"
 KCACHE="$CACHE/kernels"
 DEB=
@@ -28,7 +30,7 @@ log() { echo "kernels.sh: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-	sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,10s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -65,6 +67,7 @@ meta_release() {
 resolve() {
 	local want=$1 meta rel
 	case "$want" in
+	6.12-debug) "$HERE/debug-kernel.sh" release; return ;; # built, not fetched
 	6.1) meta=linux-image-amd64 ;;       # bookworm's default kernel
 	6.12) meta=linux-image-6.12-amd64 ;; # bookworm-backports/security 6.12 LTS
 	*-*) echo "$want"; return 0 ;;       # already a release, e.g. 6.1.0-56-amd64
@@ -226,7 +229,8 @@ $(grep '^Inst linux-image-' <<<"$plan")"
 
 kdir() {
 	local rel=$1 d
-	for d in "/lib/modules/$rel/build" "/usr/src/linux-headers-$rel"; do
+	# The third is debug-kernel.sh's build tree.
+	for d in "/lib/modules/$rel/build" "/usr/src/linux-headers-$rel" "$KCACHE/$rel/lib/modules/$rel/build"; do
 		if [[ -f "$d/Makefile" ]]; then
 			echo "$d"
 			return 0
@@ -242,6 +246,10 @@ main() {
 	resolve) resolve "$2" ;;
 	fetch)
 		rel=$(resolve "$2")
+		if [[ "$rel" == *-debug-* ]]; then
+			"$HERE/debug-kernel.sh" build
+			return
+		fi
 		install_headers "$rel"
 		unpack_image "$rel" >/dev/null
 		echo "$rel"
@@ -252,6 +260,8 @@ main() {
 		# `fetch` is what notices a newer build of the same release.
 		if [[ -f "$KCACHE/$rel/.cosched-unpacked" && -f "$KCACHE/$rel/boot/vmlinuz-$rel" ]]; then
 			echo "$KCACHE/$rel"
+		elif [[ "$rel" == *-debug-* ]]; then
+			die "debug kernel $rel is not built; run: tests/vm/debug-kernel.sh build"
 		else
 			unpack_image "$rel"
 		fi

@@ -3,7 +3,7 @@
 # kernel, with the host's root filesystem as the guest's (read-only, over 9p).
 #
 # usage: vmrun.sh [options] -- CMD [ARGS...]
-#   --kernel K      6.1 | 6.12 | <release>   (default: $COSCHED_KERNEL or 6.1)
+#   --kernel K      6.1 | 6.12 | 6.12-debug | <release> (default: $COSCHED_KERNEL or 6.1)
 #   --smp N         guest CPUs (default 2)
 #   --mem MB        guest memory (default 1024)
 #   --timeout SEC   kill the guest after SEC seconds (default 600)
@@ -29,6 +29,8 @@ CACHE="${COSCHED_CACHE:-${HOME:-/root}/.cache/cosched}"
 
 # Kernel log lines that make a run fail even when CMD succeeded.
 DMESG_BAD='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN'
+# ... except kmemleak's greetings at boot on a debug kernel (debug-kernel.sh).
+DMESG_OK='kmemleak: (Kernel memory leak detector initialized|Automatic memory scanning thread started)'
 # What the guest init needs to mount the host root; modprobe resolves the
 # rest (virtio_ring, netfs, fscache, ...) from modules.dep, and whatever is
 # built into a kernel is simply skipped.
@@ -354,10 +356,10 @@ qemu_cmd() {
 # Print the kernel log from just before its first bad line; return 0 if bad.
 check_dmesg() {
 	local dmesg=$1 first
-	first=$(grep -nE "$DMESG_BAD" "$dmesg" | head -n1 | cut -d: -f1)
+	first=$(grep -nE "$DMESG_BAD" "$dmesg" | grep -vE "$DMESG_OK" | head -n1 | cut -d: -f1)
 	[[ -n "$first" ]] || return 1
 	log "kernel problems in the guest's dmesg:"
-	grep -E "$DMESG_BAD" "$dmesg" | sed 's/^/vmrun:   /' >&2
+	grep -E "$DMESG_BAD" "$dmesg" | grep -vE "$DMESG_OK" | sed 's/^/vmrun:   /' >&2
 	log "dmesg from line $first:"
 	tail -n +"$((first > 5 ? first - 5 : 1))" "$dmesg" | head -n 200 >&2
 	return 0

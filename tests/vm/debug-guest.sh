@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# debug-guest.sh: the guest half of `make check-debug` (tests/vm/check-debug.sh),
+# run inside the debug kernel (tests/vm/debug-kernel.sh) by vmrun.sh:
+#   the guest suite (tests/guest/run.sh [TEST...]), the fuzzer if there is
+#   one (tests/fuzz/run.sh), then a kmemleak scan that must find nothing,
+#   with the irqsoff tracer measuring the longest irqs-off section meanwhile.
+# Lockdep, KASAN, UBSAN and debug-objects reports land in dmesg, which
+# run.sh checks after each test and vmrun.sh at the end.
+# The last line is "N passed, N failed"; exit status 1 if anything failed.
+
+cd "$(dirname "$0")/../.." || exit 2
+passed=0
+failed=0
+DBG=/sys/kernel/debug
+TR=/sys/kernel/tracing
+LEAKS=${COSCHED_VMOUT:-/tmp}/kmemleak.txt
+
+ok() { passed=$((passed + 1)); echo "PASS $*"; }
+nok() { failed=$((failed + 1)); echo "FAIL $*"; }
+
+# add_summary LOG STATUS NAME: count a part by its "N passed, N failed".
+add_summary() {
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	if [ -n "$line" ]; then
+		passed=$((passed + ${line%% *}))
+		f=${line#* passed, }
+		failed=$((failed + ${f%% *}))
+		[ "$2" = 0 ] || [ "${f%% *}" != 0 ] || nok "$3 exited $2"
+	elif [ "$2" = 0 ]; then
+		ok "$3"
+	else
+		nok "$3 exited $2"
+	fi
+}
+
+mountpoint -q $DBG || mount -t debugfs debugfs $DBG
+if [ ! -w $DBG/kmemleak ]; then
+	echo "debug-guest.sh: no $DBG/kmemleak: not a debug kernel?" >&2
+	exit 2
+fi
+# What the kernel itself leaked while booting is not ours: report it once
+# here, then forget it.
+echo scan > $DBG/kmemleak
+if [ -s $DBG/kmemleak ]; then
+	echo "# kmemleak before the tests (boot), ignored:"
+	grep -E '^unreferenced|^    \[' $DBG/kmemleak | head -n 20 | sed 's/^/#   /'
+fi
+echo clear > $DBG/kmemleak
+
+# irqsoff without its function trace: only the maximum is wanted.
+irqsoff=0
+if [ -w $TR/current_tracer ] && grep -qw irqsoff $TR/available_tracers; then
+	echo 0 > $TR/options/function-trace
+	echo 0 > $TR/tracing_max_latency
+	echo irqsoff > $TR/current_tracer && irqsoff=1
+	echo 1 > $TR/tracing_on
+fi
+
+log=/tmp/debug-guest.$$
+{ tests/guest/run.sh "$@"; echo $? > $log.rc; } 2>&1 | tee $log
+add_summary $log "$(cat $log.rc)" "guest suite"
+
+if [ -f tests/fuzz/run.sh ]; then
+	echo "# ---- fuzzer: tests/fuzz/run.sh"
+	sh tests/fuzz/run.sh > $log 2>&1
+	rc=$?
+	cat $log
+	add_summary $log $rc "fuzzer"
+else
+	echo "# no tests/fuzz/run.sh: fuzzer skipped"
+fi
+
+if [ $irqsoff = 1 ]; then
+	echo 0 > $TR/tracing_on
+	echo "# irqsoff tracer: longest irqs-off section $(cat $TR/tracing_max_latency) us"
+	grep -E '^# +(\| task:|=> (started|ended) at:)' $TR/trace | sed 's/^# */#   /'
+	echo nop > $TR/current_tracer
+fi
+
+# Unload first, so that what the module's exit path forgets is counted.
+# kmemleak reports only objects older than 5 s: wait, then scan twice.
+echo "# ---- kmemleak"
+[ -d /sys/module/cosched ] && rmmod cosched
+sleep 6
+echo scan > $DBG/kmemleak
+echo scan > $DBG/kmemleak
+cat $DBG/kmemleak > "$LEAKS"
+if [ -s "$LEAKS" ]; then
+	cat "$LEAKS"
+	nok "kmemleak: $(grep -c '^unreferenced' "$LEAKS") unreferenced objects after the tests"
+else
+	ok "kmemleak: nothing unreferenced after the tests"
+fi
+rm -f $log $log.rc
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
