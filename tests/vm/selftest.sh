@@ -6,8 +6,9 @@
 # Per kernel, one boot runs a batch of probes whose answers are checked here
 # (repo visible, uname -r, module loading, results share, lo up, nproc, env,
 # stdout/stderr kept apart), and one boot checks that CMD's exit status comes
-# back. On the first kernel, two more boots check that a kernel WARNING fails
-# the run (exit 3) and that --timeout kills the guest (exit 124).
+# back. On the first kernel, three more boots check that a kernel WARNING
+# fails the run (exit 3), that --timeout kills the guest (exit 124), and that
+# a guest hung on purpose has every task's stack printed before the kill.
 # Prints "ok N - ..." / "not ok N - ..." lines and "N passed, N failed".
 set -euo pipefail
 
@@ -51,6 +52,7 @@ echo "nproc=$(nproc)"
 echo "token=$SELFTEST_TOKEN"
 echo "tracing=$(test -e /sys/kernel/tracing/trace && echo yes)"
 echo "bpffs=$(stat -f -c %T /sys/fs/bpf)"
+echo "hung_task=$(cat /proc/sys/kernel/hung_task_timeout_secs)"
 echo "stderr-probe" >&2
 '
 
@@ -91,6 +93,7 @@ test_kernel() {
 	check "$k: --env passes a variable" test "$(fact "$out" token)" = "$token"
 	check "$k: tracefs at /sys/kernel/tracing" test "$(fact "$out" tracing)" = yes
 	check "$k: bpffs at /sys/fs/bpf" test "$(fact "$out" bpffs)" = bpf_fs
+	check "$k: hung-task detector armed at --timeout / 4 (75 s)" test "$(fact "$out" hung_task)" = 75
 	check "$k: CMD's stderr on stderr, not stdout" streams_apart "$out" "$err"
 	check "$k: vmrun's summary is the last stderr line" summary_ok "$err" "$rel"
 
@@ -109,6 +112,23 @@ test_failures() {
 	status=0
 	"$VMRUN" --kernel "$k" --timeout 3 -- sleep 60 >"$TMP/timeout.out" 2>&1 || status=$?
 	check "$k: --timeout kills the guest with 124" test "$status" -eq 124 || diag "$TMP/timeout.out"
+
+	# A guest that hangs on purpose: the sleeping task must show up in the
+	# dump with its stack, on stderr and in --outdir.
+	status=0
+	mkdir -p "$TMP/hang"
+	"$VMRUN" --kernel "$k" --timeout 20 --outdir "$TMP/hang" -- sleep 1000 >"$TMP/hang.out" 2>&1 || status=$?
+	check "$k: a hung guest (sleep 1000, --timeout 20) exits 124" test "$status" -eq 124 || diag "$TMP/hang.out"
+	check "$k: the timeout prints the sleeping task's stack on stderr" \
+		stack_shown "$TMP/hang.out" || diag "$TMP/hang.out"
+	check "$k: ... and keeps it in --outdir/vmrun-timeout.log" stack_shown "$TMP/hang/vmrun-timeout.log"
+}
+
+# stack_shown <file>: sysrq-t's entry for the task "sleep", with a stack
+# that reaches its nanosleep system call within the next 20 lines.
+stack_shown() {
+	awk '/ task:sleep +state:/ { at = NR } at && NR - at <= 20 && /nanosleep/ { found = 1 }
+		END { exit !found }' "$1" 2>/dev/null
 }
 
 main() {

@@ -6,7 +6,8 @@
 #   --kernel K      6.1 | 6.12 | 6.12-debug | <release> (default: $COSCHED_KERNEL or 6.1)
 #   --smp N         guest CPUs (default 2)
 #   --mem MB        guest memory (default 1024)
-#   --timeout SEC   kill the guest after SEC seconds (default 600)
+#   --timeout SEC   after SEC seconds, dump every guest task's stack
+#                   (sysrq w, l, t) to stderr, then kill it (default 600)
 #   --append STR    extra kernel command line
 #   --outdir DIR    host dir shared writable as $COSCHED_VMOUT (/tmp/vmout);
 #                   default: a fresh temp dir, deleted at exit
@@ -18,7 +19,8 @@
 # come out on vmrun.sh's stdout and stderr.
 #
 # exit status: CMD's status; 3 if the guest's dmesg shows a kernel BUG, Oops,
-# WARNING, ... (printed to stderr); 124 on timeout; 125 if the guest died
+# WARNING, hung task ... (printed to stderr); 124 on timeout (the task stacks
+# also go to DIR/vmrun-timeout.log with --outdir); 125 if the guest died
 # without reporting a status (panic, init failure); 2 on bad usage; 1 if the
 # VM could not be set up.
 set -euo pipefail
@@ -50,6 +52,7 @@ ENV_NAMES=()
 CMD=()
 TMP=
 QPID=
+SPID=
 READERS=()
 
 log() { echo "vmrun: $*" >&2; }
@@ -310,6 +313,8 @@ stop_readers() {
 }
 
 cleanup() {
+	[[ -n "$SPID" ]] && kill "$SPID" 2>/dev/null
+	SPID=
 	[[ -n "$QPID" ]] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
 	QPID=
 	[[ -n "$TMP" ]] && stop_readers
@@ -337,6 +342,14 @@ qemu_cmd() {
 	# TCG is slow and the host may run several guests on 2 cores: give the
 	# lockup and RCU stall detectors more slack so only real hangs trip them.
 	append+=" watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60"
+	# A stuck guest must explain itself: every sysrq (the timeout's stack
+	# dump comes through the emulated keyboard), a soft lockup shows every
+	# CPU, and a task blocked in D state is reported (not fatal) well
+	# before --timeout: after TIMEOUT/4 s, 10 to 120 s (Debian's default).
+	local hung=$((TIMEOUT / 4 < 10 ? 10 : TIMEOUT / 4 > 120 ? 120 : TIMEOUT / 4))
+	append+=" sysrq_always_enabled softlockup_all_cpu_backtrace=1"
+	append+=" hung_task_panic=0 sysctl.kernel.hung_task_timeout_secs=$hung"
+	append+=" sysctl.kernel.hung_task_warnings=-1"
 	[[ -n "$APPEND" ]] && append+=" $APPEND"
 	QEMU=(
 		qemu-system-x86_64 -accel tcg -machine pc -cpu max
@@ -347,6 +360,8 @@ qemu_cmd() {
 		-chardev "pipe,id=con,path=$TMP/fifo/con" -serial chardev:con
 		-chardev "pipe,id=out,path=$TMP/fifo/out" -serial chardev:out
 		-chardev "pipe,id=err,path=$TMP/fifo/err" -serial chardev:err
+		# The human monitor, for sendkey at a timeout.
+		-chardev "pipe,id=mon,path=$TMP/fifo/mon" -mon "chardev=mon,mode=readline"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$ctl,mount_tag=vmctl,security_model=none"
 		-virtfs "local,path=$out,mount_tag=vmout,security_model=none"
@@ -372,6 +387,74 @@ console_tail() {
 	return 0
 }
 
+# size <file>: its size in bytes, 0 if missing.
+size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
+# At a timeout, before the kill: press sysrq on the guest's keyboard
+# through the QEMU monitor (9: console loglevel up, so the dumps, printed
+# at KERN_INFO, reach the console; w: blocked tasks; l: every CPU's
+# backtrace; t: every task's state and stack), wait until the console has
+# been quiet for 3 s (at most 60 s), then print the console from before
+# the timeout and the dump to stderr, and keep the whole console in
+# --outdir.  A guest too wedged to take an interrupt prints nothing more.
+dump_stacks() {
+	local con="$TMP/console.log" at k quiet=0 n=0 last now
+	at=$(size "$con")
+	exec 9<>"$TMP/fifo/mon.in"
+	for k in 9 w l t; do
+		echo "sendkey alt-sysrq-$k" >&9
+		sleep 0.5
+	done
+	exec 9>&-
+	last=$(size "$con")
+	while ((quiet < 3 && n < 60)) && kill -0 "$QPID" 2>/dev/null; do
+		sleep 1
+		now=$(size "$con")
+		((now == last)) && quiet=$((quiet + 1)) || quiet=0
+		last=$now n=$((n + 1))
+	done
+	log "last console lines before the timeout:"
+	head -c "$at" "$con" | tr -d '\r' | tail -n 40 >&2
+	if (($(size "$con") > at)); then
+		log "task stacks (sysrq w, l, t):"
+		tail -c +"$((at + 1))" "$con" | tr -d '\r' >&2
+		log "end of task stacks"
+	else
+		log "the guest printed nothing after sysrq w, l, t"
+	fi
+	[[ -s "$TMP/qemu.log" ]] && { log "qemu said:"; cat "$TMP/qemu.log" >&2; }
+	if [[ -n "$OUTDIR" ]]; then
+		tr -d '\r' <"$con" >"$OUTDIR/vmrun-timeout.log"
+		log "whole console with the stacks: $OUTDIR/vmrun-timeout.log"
+	fi
+	return 0
+}
+
+# Wait for QEMU, at most TIMEOUT s from its start; returns its status, or
+# 124 after dumping the stacks and killing it.
+wait_qemu() {
+	local who='' rc=0 n=0
+	sleep "$TIMEOUT" &
+	SPID=$!
+	wait -n -p who "$QPID" "$SPID" || rc=$?
+	if [[ "$who" == "$QPID" ]]; then
+		QPID=
+		kill "$SPID" 2>/dev/null
+		SPID=
+		return "$rc"
+	fi
+	SPID=
+	log "timeout: guest still running after ${TIMEOUT}s; dumping its task stacks, then killing it"
+	dump_stacks
+	kill "$QPID" 2>/dev/null
+	# QEMU quits on SIGTERM; the KILL is for a QEMU that does not.
+	while kill -0 "$QPID" 2>/dev/null && ((n++ < 50)); do sleep 0.1; done
+	kill -KILL "$QPID" 2>/dev/null
+	wait "$QPID" 2>/dev/null
+	QPID=
+	return 124
+}
+
 main() {
 	parse_args "$@"
 	local rel kdir initrd kernel ctl out start rc status f elapsed
@@ -392,7 +475,7 @@ main() {
 	out=$(cd "$out" && pwd)
 	write_ctl "$ctl" "$rel" "$kdir"
 	# QEMU's pipe chardev writes to <path>.out and reads <path>.in.
-	for f in con out err; do mkfifo "$TMP/fifo/$f.in" "$TMP/fifo/$f.out"; done
+	for f in con out err mon; do mkfifo "$TMP/fifo/$f.in" "$TMP/fifo/$f.out"; done
 	if ((VERBOSE)); then
 		start_reader "$TMP/fifo/con.out" 2 "$TMP/console.log"
 	else
@@ -400,20 +483,19 @@ main() {
 	fi
 	start_reader "$TMP/fifo/out.out" 1
 	start_reader "$TMP/fifo/err.out" 2
+	start_reader "$TMP/fifo/mon.out" 1 "$TMP/monitor.log" >/dev/null
 
 	qemu_cmd "$kernel" "$initrd" "$ctl" "$out"
 	start=$EPOCHREALTIME
-	timeout -k 5 "$TIMEOUT" "${QEMU[@]}" </dev/null >"$TMP/qemu.log" 2>&1 &
+	"${QEMU[@]}" </dev/null >"$TMP/qemu.log" 2>&1 &
 	QPID=$!
 	rc=0
-	wait "$QPID" || rc=$?
-	QPID=
+	wait_qemu || rc=$?
 	stop_readers
 	elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 
-	if ((rc == 124 || rc == 137)); then
+	if ((rc == 124)); then
 		log "timeout: $rel guest still running after ${TIMEOUT}s, killed"
-		console_tail
 		status=124
 	elif [[ ! -s "$ctl/status" ]]; then
 		log "the $rel guest died without reporting a status (qemu exit $rc)"
