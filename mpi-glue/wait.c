@@ -82,14 +82,40 @@ static void rescan(uint64_t now)
 	glue.next_scan_ns = now + glue.scan_gap_ns;
 }
 
+/* One wait of the owner and the arrival count before its latest test. */
+struct look {
+	struct glue_wait *w;
+	uint64_t seen;
+};
+
 /* cosched_wait()'s condition; an MPI error ends the wait too. */
 static bool ready(void *arg)
 {
-	struct glue_wait *w = arg;
+	struct look *l = arg;
 	int done;
 
-	w->rc = test(w, &done);
-	return done || w->rc != MPI_SUCCESS;
+	l->seen = cosched_arrivals(glue.ep);
+	l->w->rc = test(l->w, &done);
+	return done || l->w->rc != MPI_SUCCESS;
+}
+
+/*
+ * The wait completed: publish the arrivals seen before the test that
+ * completed it as consumed, so that the pb examiner, poll() and dcs's
+ * re-boost after a preemption stop counting them as pending.  Our
+ * arrivals are data reaching MPI's sockets; that test ran MPI's progress
+ * engine, which read what the sockets held (into the request, or into
+ * MPI's own queues for a later call that will not wait for it).  The
+ * glue cannot know that nothing else is pending inside MPI; this is the
+ * approximation, and a safe one: an arrival counted after the snapshot
+ * stays pending, and the library never moves consumed back or beyond
+ * the count.
+ */
+static int done_wait(struct look *l)
+{
+	if (l->w->rc == MPI_SUCCESS)
+		cosched_consumed(glue.ep, l->seen);
+	return l->w->rc;
 }
 
 /*
@@ -106,23 +132,24 @@ bool glue_active(void)
 
 int glue_wait(struct glue_wait *w)
 {
+	struct look l = { .w = w };
 	uint64_t now;
 	int err;
 
 	if (!glue_active())
 		return block(w);
 	glue.waits++;
-	if (ready(w))
-		return w->rc;
+	if (ready(&l))
+		return done_wait(&l);
 	now = glue_now_ns();
 	if (now >= glue.next_scan_ns)
 		rescan(now);
 	glue.in_wait = true;
 	glue.cosched_waits++;
-	err = cosched_wait(glue.ep, ready, w, COSCHED_MODE_DEFAULT);
+	err = cosched_wait(glue.ep, ready, &l, COSCHED_MODE_DEFAULT);
 	glue.in_wait = false;
 	if (!err)
-		return w->rc;
+		return done_wait(&l);
 	/*
 	 * -ECONNRESET: a rank of the job went away (the launcher is about
 	 * to end the job); -EIDRM: the endpoint was destroyed.  MPI's own

@@ -93,6 +93,12 @@ int cosched_probe(struct cosched_ep *ep, uint32_t *src, size_t *len);
 int cosched_wait(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 		 int mode);
 
+/* The endpoint's arrival count: read it before a last look at a transport. */
+uint64_t cosched_arrivals(struct cosched_ep *ep);
+
+/* That look found nothing left: arrivals up to seen are consumed. */
+void cosched_consumed(struct cosched_ep *ep, uint64_t seen);
+
 /* Deliver every message to fn from a library thread; fn NULL stops it. */
 int cosched_recv_callback(struct cosched_ep *ep, cosched_msg_fn fn, void *arg,
 			  int mode);

@@ -24,7 +24,8 @@ static void *callback_main(void *p)
 {
 	struct cosched_ep *ep = p;
 	struct ep_callback *cb = ep->cb;
-	struct recv_arg a = { ep, NULL, cb->buf, cb->len, -EAGAIN, &cb->stop };
+	struct recv_arg a = { ep, NULL, cb->buf, cb->len, -EAGAIN, &cb->stop,
+			      false };
 	uint32_t src = 0;
 	int err;
 

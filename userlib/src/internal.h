@@ -64,6 +64,19 @@ static inline bool ep_has_module(const struct cosched_ep *ep)
 			 __atomic_load_n(&(ep)->cnt.field, __ATOMIC_RELAXED) + 1, \
 			 __ATOMIC_RELAXED)
 
+/*
+ * Everything announced up to seen is consumed: seen is the arrival count
+ * read before the owner's last look at its sources, and that look found
+ * nothing left.  An arrival counted after seen stays pending.  One load
+ * of our own line, and a store only when it moves forward: the fast
+ * path of every receive, no system call.
+ */
+static inline void ep_consumed(struct cosched_ep *ep, uint64_t seen)
+{
+	if (seen > __atomic_load_n(&ep->ctrl->consumed, __ATOMIC_RELAXED))
+		__atomic_store_n(&ep->ctrl->consumed, seen, __ATOMIC_RELAXED);
+}
+
 /* endpoint.c: map a ring at off of fd (header page, then the whole ring). */
 int ep_ring_map(int fd, off_t off, struct ep_ring *r);
 void ep_ring_unmap(struct ep_ring *r);
@@ -100,6 +113,7 @@ struct recv_arg {
 	size_t len;
 	ssize_t ret;
 	const bool *stop;	/* callback mode: ends the wait, -ECANCELED */
+	bool more;		/* the TCP transport offered a second message */
 };
 bool ep_try_recv(void *p);
 

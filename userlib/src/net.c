@@ -835,6 +835,11 @@ int net_fetch(struct net *n)
 	return io_uring_get_events(&n->rx);
 }
 
+bool net_pending(struct net *n)
+{
+	return io_uring_cq_ready(&n->rx) || n->nheld || n->kick;
+}
+
 /* Arm every peer's first recv, from the receiving thread. */
 static void rx_kick(struct net *n)
 {

@@ -74,6 +74,12 @@ int net_poll(struct net *n, net_deliver_fn fn, void *arg);
 int net_fetch(struct net *n);
 
 /*
+ * Is there anything net_poll() has not looked at yet: a completion, or a
+ * message it offered and its consumer kept?  Shared memory only.
+ */
+bool net_pending(struct net *n);
+
+/*
  * Block in the ring's own completion wait until a completion is ready or
  * ev_fd is readable: 0, -ETIMEDOUT (timeout_ns, 0 = none), or -EINTR.
  */

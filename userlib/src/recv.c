@@ -9,13 +9,19 @@
 #include <string.h>
 
 /*
- * Tell the module how far we are: once the ring is empty, every arrival
- * counted up to what we read before looking is consumed.  A doorbell is
- * rung after its message is published, so an arrival in that count
- * belongs to a message that the look would have found.
+ * After a message from our own ring: once the ring is empty, every
+ * arrival counted up to a read made now is consumed.  A sender publishes,
+ * then rings, so a doorbell in that count belongs to a message the look
+ * at the ring (after the read) would find; read again after the take, the
+ * count includes the doorbell of the message just taken even when it
+ * came after our first look, which a snapshot from before the take would
+ * leave pending for good in poll mode.
  */
-static void mark_drained(struct cosched_ep *ep, uint64_t arrivals)
+static void mark_drained(struct cosched_ep *ep)
 {
+	uint64_t arrivals = __atomic_load_n(&ep->ctrl->arrivals,
+					    __ATOMIC_ACQUIRE);
+
 	/*
 	 * Nothing announced since the last mark (always so under local):
 	 * skip the look at tail, a line the senders write.
@@ -23,8 +29,7 @@ static void mark_drained(struct cosched_ep *ep, uint64_t arrivals)
 	if (arrivals == __atomic_load_n(&ep->ctrl->consumed, __ATOMIC_RELAXED))
 		return;
 	if (!ring_busy(&ep->own.v))
-		__atomic_store_n(&ep->ctrl->consumed, arrivals,
-				 __ATOMIC_RELAXED);
+		ep_consumed(ep, arrivals);
 }
 
 /* The TCP transport's first message, straight into the caller's buffer. */
@@ -32,8 +37,10 @@ static int take_net(void *p, uint32_t src, const void *buf, size_t len)
 {
 	struct recv_arg *a = p;
 
-	if (a->ret != -EAGAIN)
+	if (a->ret != -EAGAIN) {
+		a->more = true;
 		return -EAGAIN;		/* one message per call */
+	}
 	if (len > a->len) {
 		a->ret = -EMSGSIZE;	/* it stays for a bigger buffer */
 		return -EAGAIN;
@@ -70,8 +77,17 @@ static ssize_t recv_net(struct recv_arg *a, uint64_t arrivals)
 
 	a->ret = -EAGAIN;
 	n = net_poll(a->ep->net, take_net, a);
-	if (!n && net_fetch_due(a->ep, arrivals))
+	if (!n && net_fetch_due(a->ep, arrivals)) {
 		n = net_poll(a->ep->net, take_net, a);
+	} else if (n > 0 && !a->more && arrivals != a->ep->net_fetched) {
+		/*
+		 * Our last message, as far as the completions posted so far
+		 * go: have those of every arrival counted posted, so that
+		 * the caller may publish consumed unless one came.
+		 */
+		a->more = !net_fetch_due(a->ep, arrivals) ||
+			  net_pending(a->ep->net);
+	}
 	if (n < 0 && a->ret == -EAGAIN)
 		a->ret = n;
 	return a->ret;
@@ -90,13 +106,25 @@ bool ep_try_recv(void *p)
 		return true;
 	}
 	arrivals = __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE);
+	a->more = false;
 	a->ret = ring_get(&ep->own.v, &m, a->buf, a->len);
 	if (a->ret >= 0) {
 		if (a->src)
 			*a->src = m.src;
-		mark_drained(ep, arrivals);
-	} else if (a->ret == -EAGAIN && ep->net) {
-		recv_net(a, arrivals);
+		/* With a TCP transport, the next look covers both. */
+		if (!ep->net)
+			mark_drained(ep);
+	} else if (a->ret == -EAGAIN) {
+		if (ep->net)
+			recv_net(a, arrivals);
+		/*
+		 * Both sources looked at after arrivals was read: empty, or
+		 * the net's last message taken with every arrival up to
+		 * arrivals fetched from the kernel (net_fetch_due).
+		 */
+		if (a->ret == -EAGAIN ||
+		    (a->ret >= 0 && !a->more && ep->net_fetched == arrivals))
+			ep_consumed(ep, arrivals);
 	}
 	if (a->ret == -EAGAIN)
 		return false;
@@ -108,7 +136,7 @@ bool ep_try_recv(void *p)
 PUBLIC ssize_t cosched_recv(struct cosched_ep *ep, uint32_t *src_rank,
 			    void *buf, size_t len, int mode)
 {
-	struct recv_arg a = { ep, src_rank, buf, len, -EAGAIN, NULL };
+	struct recv_arg a = { ep, src_rank, buf, len, -EAGAIN, NULL, false };
 	int err;
 
 	if (mode < COSCHED_MODE_DEFAULT || mode > COSCHED_MODE_YIELD)
@@ -160,6 +188,8 @@ PUBLIC int cosched_probe(struct cosched_ep *ep, uint32_t *src, size_t *len)
 			err = net_poll(ep->net, peek_net, &a);
 		err = a.found ? 0 : err < 0 ? err : -EAGAIN;
 	}
+	if (err == -EAGAIN)
+		ep_consumed(ep, arrivals);	/* found nothing after the read */
 	if (err)
 		return err;
 	if (src)

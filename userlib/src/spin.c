@@ -81,9 +81,7 @@ static int measure_block_wake_ns(struct cosched_ep *ep, uint64_t *ns)
 		cost[i] -= w.rang_ns[i];
 	}
 	/* Our own doorbells are not messages: nothing is pending. */
-	__atomic_store_n(&ep->ctrl->consumed,
-			 __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE),
-			 __ATOMIC_RELAXED);
+	ep_consumed(ep, __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE));
 	qsort(cost, AUTO_SAMPLES, sizeof(cost[0]), cmp_u64);
 	*ns = cost[AUTO_SAMPLES / 2];
 	return err;

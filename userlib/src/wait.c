@@ -113,6 +113,19 @@ static void disarm(struct cosched_ep *ep)
 			 __ATOMIC_RELAXED);
 }
 
+/*
+ * The caller's last look after arming found nothing: every arrival up to
+ * seen, read before that look, is consumed (for cosched_wait()'s callers
+ * too: their ready() said no), unless our own ring holds a message.
+ * Then poll() does not call us readable and no policy boosts us for it.
+ */
+static void drained(struct cosched_ep *ep, uint64_t seen)
+{
+	if (seen != __atomic_load_n(&ep->ctrl->consumed, __ATOMIC_RELAXED) &&
+	    !ring_busy(&ep->own.v))
+		ep_consumed(ep, seen);
+}
+
 /* Sleep in the module, or in the TCP transport's ring if we have one. */
 static int sleep_once(struct cosched_ep *ep, uint64_t seen)
 {
@@ -150,9 +163,7 @@ static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg)
 		disarm(ep);
 		return 1;
 	}
-	/* Nothing pending up to seen: poll() must not call us readable. */
-	if (!ring_busy(&ep->own.v))
-		__atomic_store_n(&c->consumed, seen, __ATOMIC_RELAXED);
+	drained(ep, seen);
 	COUNT_RX(ep, blocks);
 	ret = sleep_once(ep, seen);
 	disarm(ep);
@@ -170,6 +181,7 @@ static int yield(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 	arm(ep, COSCHED_ARMED_YIELD);
 	if (ready(arg))
 		return 1;
+	drained(ep, y.seen);
 	if (ioctl(ep->fd, COSCHED_IOC_YIELD, &y))
 		return errno == EINTR ? 0 : -errno;
 	if (y.lowered) {
@@ -276,6 +288,28 @@ PUBLIC int cosched_wait(struct cosched_ep *ep, bool (*ready)(void *),
 	ret = wait_loop(ep, ready, arg, mode);
 	__atomic_store_n(&ep->ctrl->waiting, 0, __ATOMIC_RELAXED);
 	return ret;
+}
+
+PUBLIC uint64_t cosched_arrivals(struct cosched_ep *ep)
+{
+	return __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * seen must come from cosched_arrivals() before the caller's last look:
+ * a larger value would hide arrivals still to come, so it is capped at
+ * the count now.  A message in our own ring is not the caller's to
+ * declare consumed.
+ */
+PUBLIC void cosched_consumed(struct cosched_ep *ep, uint64_t seen)
+{
+	uint64_t now;
+
+	if (seen <= __atomic_load_n(&ep->ctrl->consumed, __ATOMIC_RELAXED) ||
+	    ring_busy(&ep->own.v))
+		return;
+	now = cosched_arrivals(ep);
+	ep_consumed(ep, seen < now ? seen : now);
 }
 
 /*

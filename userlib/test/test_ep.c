@@ -355,6 +355,56 @@ static void test_waits(void)
 	fake_free(ep);
 }
 
+/*
+ * consumed in every mode: a doorbell counted after its message was taken
+ * (the sender rings after publishing) is consumed by the next look that
+ * finds nothing, whichever mode made it; never backwards, never beyond
+ * the arrivals.
+ */
+static void test_consumed(void)
+{
+	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_PB, COSCHED_WAIT_BUSY);
+	char out[16];
+	int ret;
+
+	cosched_send(ep, 0, "a", 1);
+	cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL);
+	ep->ctrl->arrivals = 1;		/* its doorbell, late */
+	ret = cosched_probe(ep, NULL, NULL);
+	check(ret == -EAGAIN && ep->ctrl->consumed == 1,
+	      "an empty probe publishes consumed = arrivals (%llu)",
+	      (unsigned long long)ep->ctrl->consumed);
+	ep->ctrl->arrivals = 2;
+	ret = (int)cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_YIELD);
+	check(ret == -ENOTTY && ep->ctrl->consumed == 2,
+	      "yield mode: the empty look before the yield publishes (%llu)",
+	      (unsigned long long)ep->ctrl->consumed);
+	ep->ctrl->arrivals = 3;
+	ret = (int)cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_BLOCK);
+	check(ret == -ENOTTY && ep->ctrl->consumed == 3,
+	      "block mode: the empty look before the block publishes (%llu)",
+	      (unsigned long long)ep->ctrl->consumed);
+	ep->ctrl->arrivals = 9;
+	check(cosched_arrivals(ep) == 9, "cosched_arrivals: the count");
+	cosched_consumed(ep, 5);
+	check(ep->ctrl->consumed == 5, "cosched_consumed: the caller's snapshot");
+	cosched_consumed(ep, 4);
+	check(ep->ctrl->consumed == 5, "cosched_consumed: never backwards");
+	cosched_send(ep, 0, "b", 1);
+	cosched_consumed(ep, 8);
+	check(ep->ctrl->consumed == 5,
+	      "cosched_consumed: not while our ring holds a message");
+	cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL);
+	check(ep->ctrl->consumed == 9, "taking the last message: consumed 9");
+	cosched_consumed(ep, 50);
+	ep->ctrl->consumed = 0;
+	cosched_consumed(ep, 50);
+	check(ep->ctrl->consumed == 9,
+	      "cosched_consumed: capped at the arrivals (%llu)",
+	      (unsigned long long)ep->ctrl->consumed);
+	fake_free(ep);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -365,6 +415,7 @@ int main(void)
 	test_lost_peer();
 	test_spin();
 	test_callback();
+	test_consumed();
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }
