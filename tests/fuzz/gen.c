@@ -142,8 +142,13 @@ void *gen_ptr(struct rng *r, void *buf, u32 size)
 	case 1:
 		return guard;
 	case 2:
-		/* The struct's last bytes fall in the PROT_NONE page. */
-		return (char *)edge_page + page_size - 1 - rng_below(r, size ? size : 1);
+		/*
+		 * The struct's last bytes fall in the PROT_NONE page; its
+		 * start stays in edge_page, or the kernel would write over
+		 * whatever lies below it.
+		 */
+		return (char *)edge_page + page_size - 1 -
+		       rng_below(r, size && size < page_size ? size : page_size - 1);
 	case 3:
 		return (void *)0xffff888000000000ull;	/* kernel address */
 	case 4:

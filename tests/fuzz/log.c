@@ -85,7 +85,7 @@ static void dump_one(int p, int s, u64 now)
 			(unsigned long long)r->a, (unsigned long long)r->b,
 			ret_name(r->ret));
 	}
-	if (start)
+	if (start && start < now)
 		fprintf(stderr, "#   #%llu %s: in it for %llu ms\n",
 			(unsigned long long)l->cur.seq, ops[l->cur.op].name,
 			(unsigned long long)((now - start) / 1000000));

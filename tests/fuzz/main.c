@@ -169,6 +169,7 @@ static void *worker_thread(void *arg)
 {
 	struct worker_thread *w = arg;
 
+	w->c.log->tid = gettid();
 	op_run(&w->c, w->n);
 	return NULL;
 }

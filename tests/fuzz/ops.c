@@ -76,10 +76,11 @@ static void on_fault(int sig)
 	}
 	/* A fault outside a guarded access is the fuzzer's own bug. */
 	void *bt[32];
-	int n = backtrace(bt, 32);
+	int n;
 
-	backtrace_symbols_fd(bt, n, 2);
 	signal(sig, SIG_DFL);
+	n = backtrace(bt, 32);
+	backtrace_symbols_fd(bt, n, 2);
 	raise(sig);
 }
 
@@ -91,6 +92,9 @@ static void on_intr(int sig)
 void signals_init(void)
 {
 	struct sigaction sa = { 0 };
+	void *bt[4];
+
+	backtrace(bt, 4);	/* loads libgcc now, not in a signal handler */
 
 	sa.sa_handler = on_fault;
 	sa.sa_flags = SA_NODEFER;

@@ -120,7 +120,8 @@ OP(exec)
 			}
 		}
 		execv(self_exe, argv);
-		_exit(127);
+		fprintf(stderr, "# exec %s: %s\n", self_exe, strerror(errno));
+		_exit(126);
 	}
 	kids_add(c, pid);
 	return 0;
