@@ -12,6 +12,11 @@
 #   make modules && make -C bench
 #   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 3000 -- bench/latency.sh [rounds [sizes [iters]]]
 # rounds 1 with a short size list is the smoke test (tests/check.sh).
+# Every step is bounded (bench/bounded.sh): one still running after
+# $LATENCY_STEP_TIMEOUT s (default 300 + iters / 10) has the stacks of its
+# processes printed on stderr and fails the run, except an MPI step whose
+# ranks all hang in MPI_Finalize (MPICH's known hang, see run_mpi).  Each
+# step's time goes to stderr too.
 set -eu
 ROUNDS=${1:-5}
 SIZES=${2:-8,64,512,4K,32K,256K,1M}
@@ -28,6 +33,19 @@ OUT=$(mktemp)
 TMPD=$(mktemp -d)
 # The TCP rows' listening ports: two fresh ones per round.
 TCP_PORT=$((20000 + $$ % 20000))
+STEP_TMO=${LATENCY_STEP_TIMEOUT:-$((300 + ITERS / 10))}
+
+# bounded cfg command...: one step, with its time limit and time taken.
+bounded() {
+	step=$1
+	shift
+	t0=$(date +%s)
+	st=0
+	bench/bounded.sh "$STEP_TMO" "$@" || st=$?
+	echo "latency.sh: round $r $step: $(($(date +%s) - t0)) s, exit $st" >&2
+	[ "$st" != 124 ] || echo "latency.sh: $step: hung, killed after $STEP_TMO s: $*" >&2
+	return "$st"
+}
 
 echo "# reproduce: tests/vm/vmrun.sh --kernel $(uname -r) --smp $(nproc) --timeout 3000 -- bench/latency.sh $ROUNDS $SIZES $ITERS"
 echo "# $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -41,8 +59,33 @@ SPIN=$(cat "$SYS/spin_us")
 run() { # cfg command...
 	cfg=$1
 	shift
-	"$@" >"$TMPD/run" || { echo "latency.sh: $cfg: $* failed" >&2; exit 1; }
+	bounded "$cfg" "$@" >"$TMPD/run" || { echo "latency.sh: $cfg: $* failed" >&2; exit 1; }
 	sed "s/^/round=$r cfg=$cfg /" "$TMPD/run" >>"$OUT"
+}
+
+# True if every rank in a bounded.sh dump was inside MPI_Finalize.
+in_finalize() { # dump
+	awk '/^bounded.sh: pid / { rank = ($4 ~ /^\(mpi_pingpong/); if (rank) ranks++ }
+		rank && /PMPI_Finalize/ && !seen[ranks]++ { fin++ }
+		END { exit !(ranks > 0 && fin == ranks) }' "$1"
+}
+
+# An MPI row.  MPICH 4.0.2 over UCX's tcp transport now and then hangs in
+# MPI_Finalize after its measurements, cosched loaded or not (/work/shared/
+# ENVIRONMENT.md; seen here as the smoke that never returned): that round
+# loses its row and says so.  Any other hang or failure ends the run.
+run_mpi() { # mpi
+	st=0
+	bounded "$1" sh -c "bench/mpi_pingpong.sh -r 1 -p local -m $1 -s $SIZES -n $ITERS | grep ' bench='" \
+		>"$TMPD/run" 2>"$TMPD/err" || st=$?
+	cat "$TMPD/err" >&2
+	if [ "$st" = 124 ] && in_finalize "$TMPD/err"; then
+		echo "latency.sh: $1 hung in MPI_Finalize (MPICH/UCX, known): round $r has no $1 row" >&2
+		echo "finalize_hang cfg=$1 round=$r" >>"$OUT"
+		return 0
+	fi
+	[ "$st" = 0 ] || { echo "latency.sh: $1: failed" >&2; exit 1; }
+	sed "s/^/round=$r cfg=$1 /" "$TMPD/run" >>"$OUT"
 }
 
 r=0
@@ -60,7 +103,7 @@ while [ $r -lt "$ROUNDS" ]; do
 	done
 	# Unmodified MPI over TCP on the same two CPUs (mpi_pingpong.sh).
 	for m in mpich openmpi; do
-		run "$m" sh -c "bench/mpi_pingpong.sh -r 1 -p local -m $m -s $SIZES -n $ITERS | grep ' bench='"
+		run_mpi "$m"
 	done
 	# A sleeper that blocks at once, woken by a ringing send.
 	echo sb >"$SYS/policy"
@@ -82,7 +125,7 @@ syscalls() { # cfg policy mode command
 	cfg=$1 policy=$2 mode=$3 bin=$4 f=$TMPD/$(echo "$1" | tr / _)
 	[ "$policy" = - ] || echo "$policy" >"$SYS/policy"
 	for n in $SC $((2 * SC)); do
-		strace -f -c -o "$f.$n" "$bin" -s 8 -n "$n" -w 10 -t lat -q -m "$mode" >/dev/null
+		bounded "syscalls-$cfg-$n" strace -f -c -o "$f.$n" "$bin" -s 8 -n "$n" -w 10 -t lat -q -m "$mode" >/dev/null
 		calls "$f.$n" >"$f.$n.c"
 	done
 	awk -v cfg="$cfg" -v msgs=$((2 * SC)) '
@@ -129,6 +172,8 @@ row() { # label cfg key [ratio-to-cfg]
 }
 
 echo "# medians over $ROUNDS rounds; $ITERS round trips per size up to 4K, fewer above (at least 20)"
+awk '$1 == "finalize_hang" { n[substr($2, 5)]++ }
+	END { for (m in n) printf "# %s: %d of the rounds hung in MPI_Finalize (MPICH/UCX, known), killed: its cells are over the others\n", m, n[m] }' "$OUT"
 header "one-way latency p50, ns (half a round trip)"
 row "raw ring" raw lat_ns_p50
 for p in $POLICIES; do row "$p" "$p" lat_ns_p50; done
