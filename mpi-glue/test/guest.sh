@@ -125,19 +125,15 @@ mixed_cases() { # mpi
 		check $? "$m sb: collectives, rank 1 $how: $(head -1 "$W/$n.out"); $(grep cosched-mpi "$W/$n.err" | head -1)" ||
 			tail -3 "$W/$n.err" | sed 's/^/# /'
 	done
-	for r in 0 1; do
-		n=mixed-thread$r-$m
-		job $n -v -m $m -n 2 "$T/mixed.$m" -i 50 -t $r
-		[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out" &&
-			! grep -q 'plain MPI way' "$W/$n.err"
-		check $? "$m sb: collectives from a second thread in rank $r: $(head -1 "$W/$n.out")" ||
-			tail -3 "$W/$n.err" | sed 's/^/# /'
-	done
-	job ref-replace-$m -N -m $m -n 2 "$T/replace.$m"
+	n=mixed-thread-$m
+	job $n -v -m $m -n 2 "$T/mixed.$m" -i 50 -t 0
+	[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out" &&
+		! grep -q 'plain MPI way' "$W/$n.err"
+	check $? "$m sb: collectives from a second thread in rank 0: $(head -1 "$W/$n.out")" ||
+		tail -3 "$W/$n.err" | sed 's/^/# /'
 	job replace-$m -m $m -n 2 "$T/replace.$m"
-	[ "$(cat "$W/replace-$m.rc")" = 0 ] && grep -q '^replace: 0 failed' "$W/replace-$m.out" &&
-		cmp -s "$W/ref-replace-$m.out" "$W/replace-$m.out"
-	check $? "$m sb: MPI_Sendrecv_replace as plain MPI: $(tail -1 "$W/replace-$m.out")" ||
+	[ "$(cat "$W/replace-$m.rc")" = 0 ] && grep -q '^replace: 0 failed' "$W/replace-$m.out"
+	check $? "$m sb: MPI_Sendrecv_replace as the standard has it: $(tail -1 "$W/replace-$m.out")" ||
 		grep -h FAIL "$W/replace-$m.err" "$W/replace-$m.out" | head -8 | sed 's/^/# /'
 }
 
