@@ -3,8 +3,8 @@
  * threads - MPI_THREAD_MULTIPLE: the main thread and a second one each
  * run a ping-pong with the other rank on a communicator of their own, at
  * the same time.  Under the glue only the thread that initialised MPI
- * waits the cosched way; the other one must work all the same (plain
- * MPI calls).  Prints the sums; exit 1 on a wrong one.
+ * waits the cosched way; the other one must work all the same (MPI's
+ * own waiting).  Prints the sums; exit 1 on a wrong one.
  *   mpiexec -n 2 threads [-i iterations]
  */
 #include <mpi.h>
