@@ -16,7 +16,10 @@
  *   - callback mode delivers in order and stops while blocked;
  *   - a job on two nodes (127.0.0.1 and 127.0.0.2): a blocked receiver
  *     is woken both by its ring and by TCP, under sb and dcs-sb; a killed
- *     TCP peer gives -ECONNRESET.
+ *     TCP peer gives -ECONNRESET;
+ *   - in poll, block, yield and callback mode, through the ring and over
+ *     TCP: once every message is received, consumed equals arrivals,
+ *     poll() says not readable, and pb boosts the idle pair 0 times.
  *
  * TAP output; the last line is "N passed, N failed".
  */
@@ -37,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal.h"	/* the control page and the endpoint's file */
 #include "tap.h"
 #include "util.h"
 
@@ -459,6 +463,144 @@ out:
 	waitpid(pid, &status, 0);
 }
 
+/*
+ * True arrival accounting: rank 1 sends CONS_N messages while rank 0
+ * waits elsewhere (a pipe), so that every arrival is counted before rank
+ * 0 receives them all in one mode.  Then consumed must equal arrivals and
+ * poll() must not call the endpoint readable; over TCP under pb, the
+ * idle pair must get no boost in a second (a pending count that never
+ * returns to 0 gets one every pb period).
+ */
+#define CONS_N	20
+
+static void consumed_peer(uint64_t job, int go_fd, bool tcp)
+{
+	struct cosched_ep *ep;
+	struct ep_ring *r;
+	char buf[16];
+	int i, err;
+
+	if (cosched_open(&ep, job, 1, 2, 0))
+		_exit(2);
+	/* Rank 0 is open: its sockets are in the module's hooks. */
+	cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_BLOCK);
+	/*
+	 * Under dcs a send rings a receiver that is off its CPU: wait until
+	 * rank 0 sleeps on the pipe, so that every message is counted.
+	 */
+	r = tcp ? NULL : ep_peer(ep, 0, &err);
+	for (i = 0; r && i < 5000 &&
+	     __atomic_load_n(&r->v.hdr->on_cpu, __ATOMIC_RELAXED); i++)
+		nap_ms(1);
+	for (i = 0; i < CONS_N; i++)
+		if (send_retry(ep, 0, &i, sizeof(i)))
+			_exit(3);
+	if (write(go_fd, "s", 1) != 1)
+		_exit(4);
+	cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_BLOCK);
+	cosched_close(ep);
+	_exit(0);
+}
+
+static void on_count(void *arg, int status, uint32_t src, const void *buf,
+		     size_t len)
+{
+	(void)status;
+	(void)src;
+	(void)buf;
+	(void)len;
+	__atomic_fetch_add((int *)arg, 1, __ATOMIC_RELEASE);
+}
+
+/* Messages the callback thread has seen; it outlives recv_all(). */
+static int cons_count;
+
+/* Receive CONS_N in mode; callback: a library thread that polls. */
+static int recv_all(struct cosched_ep *ep, int mode)
+{
+	int i, n = 0;
+
+	if (mode != -1) {
+		while (n < CONS_N &&
+		       cosched_recv(ep, NULL, &i, sizeof(i), mode) == sizeof(i))
+			n++;
+		return n;
+	}
+	__atomic_store_n(&cons_count, 0, __ATOMIC_RELAXED);
+	if (cosched_recv_callback(ep, on_count, &cons_count, COSCHED_MODE_POLL))
+		return -1;
+	for (i = 0; i < 5000 &&
+	     __atomic_load_n(&cons_count, __ATOMIC_ACQUIRE) < CONS_N; i++)
+		nap_ms(1);
+	/* Its next look finds nothing: give it up to 2 s to publish. */
+	for (i = 0; i < 2000 && __atomic_load_n(&ep->ctrl->consumed,
+						__ATOMIC_RELAXED) !=
+		    __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_RELAXED); i++)
+		nap_ms(1);
+	return __atomic_load_n(&cons_count, __ATOMIC_ACQUIRE);
+}
+
+static void test_consumed(const char *policy, int mode, const char *name,
+			  bool tcp)
+{
+	uint64_t job = ++job_next, arr, cons, boosts;
+	struct cosched_ep_stats st;
+	struct cosched_ep *ep;
+	int fds[2], got, ret, status;
+	struct pollfd pfd;
+	char peers[96], c;
+	pid_t pid;
+
+	sysfs_write("policy", policy);
+	if (pipe(fds))
+		return;
+	snprintf(peers, sizeof(peers), "127.0.0.1:%u,127.0.0.2:%u",
+		 40000 + (unsigned int)(job % 10000),
+		 40001 + (unsigned int)(job % 10000));
+	if (tcp)
+		setenv("COSCHED_PEERS", peers, 1);
+	pid = fork();
+	if (!pid)
+		consumed_peer(job, fds[1], tcp);
+	ret = cosched_open(&ep, job, 0, 2, 0);
+	unsetenv("COSCHED_PEERS");
+	if (!check(ret == 0, "%s %s: open (%d)", policy, name, ret))
+		goto out;
+	send_retry(ep, 1, "go", 2);
+	/* All sent; let loopback hand the last segments over. */
+	if (read(fds[0], &c, 1) != 1)
+		c = 0;
+	nap_ms(50);
+	got = recv_all(ep, mode);
+	arr = __atomic_load_n(&ep->ctrl->arrivals, __ATOMIC_ACQUIRE);
+	cons = __atomic_load_n(&ep->ctrl->consumed, __ATOMIC_RELAXED);
+	pfd.fd = ep->fd;
+	pfd.events = POLLIN;
+	ret = poll(&pfd, 1, 0);
+	check(got == CONS_N && c == 's' && arr > 0 && cons == arr && ret == 0,
+	      "%s %s%s: %d messages, consumed %llu of %llu arrivals, poll() %d",
+	      policy, name, tcp ? " over TCP" : "", got,
+	      (unsigned long long)cons, (unsigned long long)arr, ret);
+	if (!strncmp(policy, "pb", 2)) {
+		cosched_stats(ep, &st);
+		boosts = st.module.boosts + st.module.budget_exhausted;
+		nap_ms(1000);
+		cosched_stats(ep, &st);
+		boosts = st.module.boosts + st.module.budget_exhausted - boosts;
+		check(boosts == 0, "%s %s%s: idle and drained: %llu boosts in 1 s",
+		      policy, name, tcp ? " over TCP" : "",
+		      (unsigned long long)boosts);
+	}
+	if (mode == -1)
+		cosched_recv_callback(ep, NULL, NULL, 0);
+	send_retry(ep, 1, "end", 3);
+	cosched_close(ep);
+out:
+	waitpid(pid, &status, 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	static const char *const sb[] = { "sb", "dcs-sb", "pb-sb" };
@@ -481,6 +623,15 @@ int main(void)
 	test_net("dcs-sb", false);
 	test_net("sb", true);
 	test_net_hooks();
+	for (i = 0; i < 4; i++) {
+		static const int mode[] = { COSCHED_MODE_POLL, COSCHED_MODE_BLOCK,
+					    COSCHED_MODE_YIELD, -1 };
+		static const char *const name[] = { "poll", "block", "yield",
+						    "callback" };
+
+		test_consumed("dcs", mode[i], name[i], false);
+		test_consumed("pb", mode[i], name[i], true);
+	}
 	sysfs_write("policy", "local");
 	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed\n", n_test - n_fail, n_fail);
