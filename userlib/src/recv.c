@@ -79,14 +79,18 @@ static ssize_t recv_net(struct recv_arg *a, uint64_t arrivals)
 	n = net_poll(a->ep->net, take_net, a);
 	if (!n && net_fetch_due(a->ep, arrivals)) {
 		n = net_poll(a->ep->net, take_net, a);
-	} else if (n > 0 && !a->more && arrivals != a->ep->net_fetched) {
+	} else if (n > 0 && !a->more) {
 		/*
-		 * Our last message, as far as the completions posted so far
+		 * Our last message, as far as the completions reaped so far
 		 * go: have those of every arrival counted posted, so that
-		 * the caller may publish consumed unless one came.
+		 * the caller may publish consumed unless one is waiting (a
+		 * recv re-armed by that poll may have completed at once).
 		 */
-		a->more = !net_fetch_due(a->ep, arrivals) ||
-			  net_pending(a->ep->net);
+		if (arrivals != a->ep->net_fetched &&
+		    !net_fetch_due(a->ep, arrivals))
+			a->more = true;
+		else
+			a->more = net_pending(a->ep->net);
 	}
 	if (n < 0 && a->ret == -EAGAIN)
 		a->ret = n;
