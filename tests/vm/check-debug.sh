@@ -6,7 +6,8 @@
 # usage: check-debug.sh [TEST...]   tests of tests/guest/run.sh (default: all)
 # environment: DEBUG_TIMEOUT (guest timeout, s; default 10800),
 #   DEBUG_MEM (guest memory, MB; default 2048: KASAN's shadow and
-#   quarantine and kmemleak's metadata need room)
+#   quarantine and kmemleak's metadata need room), FUZZ_ARGS (options of
+#   tests/fuzz/run.sh; default "--seconds 600": KASAN slows each operation)
 # Ends with "N passed, N failed"; exits 1 if anything failed.
 set -uo pipefail
 
@@ -32,8 +33,9 @@ fi
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+export FUZZ_ARGS=${FUZZ_ARGS:---seconds 600}
 flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel "$rel" --smp 2 \
-	--mem "${DEBUG_MEM:-2048}" --timeout "${DEBUG_TIMEOUT:-10800}" \
+	--env FUZZ_ARGS --mem "${DEBUG_MEM:-2048}" --timeout "${DEBUG_TIMEOUT:-10800}" \
 	-- tests/vm/debug-guest.sh "$@" | tee "$out"
 status=${PIPESTATUS[0]}
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)

@@ -6,6 +6,7 @@
 #   the guest suite (tests/guest/run.sh [TEST...]), the fuzzer if there is
 #   one (tests/fuzz/run.sh), then a kmemleak scan that must find nothing,
 #   with the irqsoff tracer measuring the longest irqs-off section meanwhile.
+# FUZZ_ARGS: options of tests/fuzz/run.sh (check-debug.sh passes them).
 # Lockdep, KASAN, UBSAN and debug-objects reports land in dmesg, which
 # run.sh checks after each test and vmrun.sh at the end.
 # The last line is "N passed, N failed"; exit status 1 if anything failed.
@@ -66,8 +67,9 @@ log=/tmp/debug-guest.$$
 add_summary $log "$(cat $log.rc)" "guest suite"
 
 if [ -f tests/fuzz/run.sh ]; then
-	echo "# ---- fuzzer: tests/fuzz/run.sh"
-	sh tests/fuzz/run.sh > $log 2>&1
+	echo "# ---- fuzzer: tests/fuzz/run.sh $FUZZ_ARGS"
+	# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
+	sh tests/fuzz/run.sh $FUZZ_ARGS > $log 2>&1
 	rc=$?
 	cat $log
 	add_summary $log $rc "fuzzer"
