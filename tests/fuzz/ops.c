@@ -215,7 +215,11 @@ void ctx_release(struct ctx *c)
 			munmap(c->maps[i].addr, c->maps[i].len);
 	if (c->epfd >= 0)
 		close(c->epfd);
-	intr_arm(0);
+	/* Each thread's timer is the process's: delete it, or they pile up. */
+	if (intr_pid == getpid()) {
+		timer_delete(intr_timer);
+		intr_pid = 0;
+	}
 }
 
 static u32 total_weight(int depth)
