@@ -117,19 +117,23 @@ u32 gen_size(struct rng *r, u32 real)
 	}
 }
 
-/* An unmapped page, and a page that ends where an unmapped one begins. */
+/*
+ * An inaccessible page, and a page that ends where it begins.  The guard
+ * stays mapped (PROT_NONE): an unmapped hole would be reused by the next
+ * mapping (a thread's stack and TLS), and the kernel would write ioctl
+ * results there.
+ */
 static void *guard, *edge_page;
 
 void gen_init(void)
 {
-	char *p = mmap(NULL, 3 * page_size, PROT_READ | PROT_WRITE,
+	char *p = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return;
-	munmap(p + 2 * page_size, page_size);
 	mprotect(p + page_size, page_size, PROT_NONE);
-	guard = p + 2 * page_size;
+	guard = p + page_size;
 	edge_page = p;
 	memset(p, 0, page_size);
 }
