@@ -48,7 +48,7 @@ src_version() {
 locate() {
 	local ver
 	ver=$(src_version)
-	KEY= DIR= TREE=
+	KEY='' DIR='' TREE=''
 	[[ -n "$ver" ]] || return 0
 	KEY="${ver//[~:]/_}-$(fragment_hash)"
 	DIR="$DCACHE/$KEY"
@@ -83,10 +83,11 @@ pkg_ok() {
 }
 
 unpack() {
-	local tarball tmp
+	local tarballs tarball tmp
 	[[ -f "$TREE/Makefile" ]] && return 0
-	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
-	[[ -n "$tarball" ]] || die "$SRCPKG is installed but /usr/src has no tarball"
+	tarballs=(/usr/src/linux-source-6.12.tar.*)
+	tarball=${tarballs[0]}
+	[[ -f "$tarball" ]] || die "$SRCPKG is installed but /usr/src has no tarball"
 	log "unpacking $tarball into $DIR"
 	mkdir -p "$DIR"
 	tmp=$(mktemp -d "$DIR/.unpack.XXXXXX")
