@@ -141,7 +141,7 @@ configure() {
 
 compile() {
 	local start secs
-	log "building in $TREE (nice -n 19 make -j$JOBS; about an hour on 2 cores), log: $DIR/build.log"
+	log "building in $TREE (nice -n 19 make -j$JOBS: well over an hour on a shared 2-core machine), log: $DIR/build.log"
 	start=$(date +%s)
 	(cd "$TREE" && nice -n 19 make -j"$JOBS" all) >"$DIR/build.log" 2>&1 ||
 		{ tail -n 30 "$DIR/build.log" >&2; die "kernel build failed, see $DIR/build.log"; }
