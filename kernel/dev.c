@@ -3,8 +3,10 @@
  * /dev/cosched: one endpoint per open file, its control page by mmap(),
  * and the ioctls of include/uapi/linux/cosched.h.
  *
- * The device is mode 0666: any user may create endpoints.  Who may join
- * a job and whom a doorbell may reach is checked per call (endpoint.c).
+ * The device is mode 0660; the udev rule the project ships gives it the
+ * group "cosched", so the admin decides who may use it.  Job ids are per
+ * user, and whom a doorbell may reach is checked per call against the
+ * owner's credentials of the moment (endpoint.c).
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -94,9 +96,13 @@ static long cosched_ioc_info(unsigned int cmd, unsigned long arg)
  * @cmd: the command, carrying the caller's struct size
  * @arg: user pointer to struct cosched_create
  *
+ * The job is the caller's effective uid's job @job_id: another user's
+ * job of the same id is another job.
+ *
  * Return: 0 with the endpoint id written back; -EPROTO for another ABI
  * version; -EINVAL for bad flags, job or rank; -EBUSY if the file has an
- * endpoint; -EEXIST if the rank is taken; -EPERM for another user's job.
+ * endpoint; -EEXIST if the rank is taken; -EUSERS if the user has
+ * user_max_endpoints endpoints; -ENOMEM.
  */
 static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 			       unsigned long arg)
@@ -181,7 +187,7 @@ static long cosched_ioc_doorbell(unsigned int cmd, unsigned long arg)
 	if (!d.count || d.count > COSCHED_MAX_DOORBELL || d.flags ||
 	    d.__reserved)
 		return -EINVAL;
-	ep = cosched_ep_lookup(d.job_id, d.rank);
+	ep = cosched_ep_lookup(current_euid(), d.job_id, d.rank);
 	if (!ep)
 		return -ENOENT;
 	if (cosched_may_steer(ep)) {
@@ -438,7 +444,7 @@ static int cosched_open(struct inode *inode, struct file *file)
 {
 	struct cosched_file *cf;
 
-	cf = kzalloc(sizeof(*cf), GFP_KERNEL);
+	cf = kzalloc(sizeof(*cf), GFP_KERNEL_ACCOUNT);
 	if (!cf)
 		return -ENOMEM;
 	mutex_init(&cf->lock);
@@ -473,7 +479,7 @@ static struct miscdevice cosched_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "cosched",
 	.fops	= &cosched_fops,
-	.mode	= 0666,
+	.mode	= 0660,
 };
 
 int cosched_dev_init(void)

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-task records and their preempt notifiers.
+ *
+ * A task that creates an endpoint registers a preempt notifier for
+ * itself, as KVM's vCPU threads do, so only tasks that own endpoints do
+ * any work at a context switch, and each does O(1) work there: it keeps
+ * its record's on-CPU state and mirrors it into at most
+ * COSCHED_TASK_MIRRORS control pages and ring headers.
+ *
+ * preempt_notifier_unregister() may only run on the task itself, with
+ * preemption off.  So when the task's last endpoint goes, the record is
+ * unregistered on the task: at once if the task is the caller, else by
+ * a task_work it runs before returning to user space or while exiting.
+ * A task already past its task works keeps the notifier until its last
+ * switch, whose sched_out drops the registration's reference through an
+ * irq_work.  Exactly one of the three paths clears REGISTERED and drops
+ * that reference.
+ */
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/module.h>
+#include <linux/rculist.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "cosched.h"
+#include "task.h"
+
+static DEFINE_SPINLOCK(cosched_tasks_lock);
+static DEFINE_HASHTABLE(cosched_tasks, 8);
+
+static void cosched_task_free_rcu(struct rcu_head *head)
+{
+	struct cosched_task *t = container_of(head, struct cosched_task, rcu);
+
+	put_task_struct(t->task);
+	kfree(t);
+	/* cosched_exit()'s rcu_barrier() waits for this callback to return. */
+	module_put(THIS_MODULE);
+}
+
+/**
+ * cosched_task_put() - drop a reference on a per-task record
+ * @t: the record
+ *
+ * Any context; the memory goes after an RCU grace period.
+ */
+void cosched_task_put(struct cosched_task *t)
+{
+	if (refcount_dec_and_test(&t->ref))
+		call_rcu(&t->rcu, cosched_task_free_rcu);
+}
+
+/* Mirror the on-CPU state into the first endpoints' shared pages. */
+void cosched_task_mirror(struct cosched_task *t)
+{
+	bool on = READ_ONCE(t->on_cpu);
+	unsigned int cpu = READ_ONCE(t->cpu);
+	struct cosched_ep *ep;
+	int n = 0;
+
+	list_for_each_entry_rcu(ep, &t->eps, task_node) {
+		if (n++ == COSCHED_TASK_MIRRORS)
+			break;
+		WRITE_ONCE(ep->ctrl->on_cpu, on);
+		WRITE_ONCE(ep->ctrl->cpu, cpu);
+		/* The senders' copy, for their doorbell decision. */
+		WRITE_ONCE(ep->ring->on_cpu, on);
+	}
+}
+
+static void cosched_task_sched_in(struct preempt_notifier *pn, int cpu)
+{
+	struct cosched_task *t = container_of(pn, struct cosched_task, pn);
+
+	WRITE_ONCE(t->cpu, cpu);
+	WRITE_ONCE(t->on_cpu, true);
+	WRITE_ONCE(t->woken, false);
+	cosched_task_mirror(t);
+}
+
+static void cosched_task_sched_out(struct preempt_notifier *pn,
+				   struct task_struct *next)
+{
+	struct cosched_task *t = container_of(pn, struct cosched_task, pn);
+	unsigned int state = READ_ONCE(current->__state);
+
+	WRITE_ONCE(t->on_cpu, false);
+	cosched_task_mirror(t);
+	if (state == TASK_DEAD) {
+		/* Its last switch: nothing iterates the notifier after it. */
+		irq_work_queue(&t->dead_work);
+		return;
+	}
+	/* Still runnable: preempted rather than gone to sleep. */
+	if (state == TASK_RUNNING && READ_ONCE(t->arrival_unboosted))
+		cosched_task_preempted(t);
+}
+
+static struct preempt_ops cosched_task_preempt_ops = {
+	.sched_in	= cosched_task_sched_in,
+	.sched_out	= cosched_task_sched_out,
+};
+
+static void cosched_task_unregister_self(struct cosched_task *t)
+{
+	if (!test_and_clear_bit(COSCHED_TASK_REGISTERED, &t->flags))
+		return;
+	preempt_disable();
+	preempt_notifier_unregister(&t->pn);
+	preempt_enable();
+	cosched_task_put(t);
+}
+
+static void cosched_task_unregister_cb(struct callback_head *cb)
+{
+	cosched_task_unregister_self(container_of(cb, struct cosched_task,
+						  unregister_cb));
+}
+
+static void cosched_task_dead(struct irq_work *work)
+{
+	struct cosched_task *t = container_of(work, struct cosched_task,
+					      dead_work);
+
+	if (test_and_clear_bit(COSCHED_TASK_REGISTERED, &t->flags))
+		cosched_task_put(t);
+}
+
+/* Take the notifier off the task; see the comment at the top. */
+static void cosched_task_unregister(struct cosched_task *t)
+{
+	if (!test_bit(COSCHED_TASK_REGISTERED, &t->flags))
+		return;
+	if (t->task == current) {
+		cosched_task_unregister_self(t);
+		return;
+	}
+	/*
+	 * -ESRCH: the task is past its task works; its last switch drops
+	 * the reference.  TWA_RESUME: a task asleep in a long system call
+	 * keeps a harmless notifier until it returns.
+	 */
+	task_work_add(t->task, &t->unregister_cb, TWA_RESUME);
+}
+
+static struct cosched_task *cosched_task_find_current(void)
+{
+	struct cosched_task *t;
+
+	lockdep_assert_held(&cosched_tasks_lock);
+	hash_for_each_possible(cosched_tasks, t, node, (unsigned long)current)
+		if (t->task == current &&
+		    !test_bit(COSCHED_TASK_RETIRED, &t->flags))
+			return t;
+	return NULL;
+}
+
+/**
+ * cosched_task_get_current() - the record of current, made if need be
+ *
+ * Process context, called by the task that is to own an endpoint.
+ *
+ * Return: the record with a reference for the caller, or
+ * ERR_PTR(-ENOMEM).
+ */
+struct cosched_task *cosched_task_get_current(void)
+{
+	struct cosched_task *t, *found;
+
+	spin_lock(&cosched_tasks_lock);
+	t = cosched_task_find_current();
+	if (t)
+		refcount_inc(&t->ref);
+	spin_unlock(&cosched_tasks_lock);
+	if (t)
+		return t;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	t->task = get_task_struct(current);
+	/* The caller's, and the registration's. */
+	refcount_set(&t->ref, 2);
+	spin_lock_init(&t->eps_lock);
+	INIT_LIST_HEAD(&t->eps);
+	init_task_work(&t->unregister_cb, cosched_task_unregister_cb);
+	init_irq_work(&t->dead_work, cosched_task_dead);
+	t->on_cpu = true;
+	t->cpu = raw_smp_processor_id();
+	cosched_task_prio_init(t);
+	/* Our file pins the module; every record does too, see above. */
+	__module_get(THIS_MODULE);
+
+	preempt_notifier_init(&t->pn, &cosched_task_preempt_ops);
+	set_bit(COSCHED_TASK_REGISTERED, &t->flags);
+	preempt_disable();
+	preempt_notifier_register(&t->pn);
+	preempt_enable();
+
+	spin_lock(&cosched_tasks_lock);
+	/* Another thread cannot make current's record: current is us. */
+	found = cosched_task_find_current();
+	WARN_ON_ONCE(found);
+	hash_add(cosched_tasks, &t->node, (unsigned long)current);
+	spin_unlock(&cosched_tasks_lock);
+	return t;
+}
+
+/* Unlist a record with no endpoint left; RETIRED is set. */
+static void cosched_task_unlist(struct cosched_task *t)
+{
+	spin_lock(&cosched_tasks_lock);
+	hash_del(&t->node);
+	spin_unlock(&cosched_tasks_lock);
+}
+
+/**
+ * cosched_task_add_ep() - list an endpoint under its owner's record
+ * @t: the record, of current
+ * @ep: the new endpoint, not yet visible elsewhere
+ *
+ * Return: true; false if @t retired meanwhile (its last endpoint went,
+ * destroyed by another task): the caller takes a new record.
+ */
+bool cosched_task_add_ep(struct cosched_task *t, struct cosched_ep *ep)
+{
+	spin_lock(&t->eps_lock);
+	if (test_bit(COSCHED_TASK_RETIRED, &t->flags)) {
+		spin_unlock(&t->eps_lock);
+		return false;
+	}
+	list_add_tail_rcu(&ep->task_node, &t->eps);
+	t->nr_eps++;
+	spin_unlock(&t->eps_lock);
+	/* Show the new endpoint where its owner is now. */
+	preempt_disable();
+	cosched_task_mirror(t);
+	preempt_enable();
+	return true;
+}
+
+/**
+ * cosched_task_del_ep() - unlist an endpoint; the last one retires @t
+ * @t: the record
+ * @ep: the endpoint, listed by cosched_task_add_ep()
+ *
+ * Process context.  A retired record ends its boost or yield, starts
+ * nothing more and takes its notifier off the task.
+ */
+void cosched_task_del_ep(struct cosched_task *t, struct cosched_ep *ep)
+{
+	bool last;
+
+	spin_lock(&t->eps_lock);
+	list_del_rcu(&ep->task_node);
+	last = !--t->nr_eps;
+	if (last)
+		set_bit(COSCHED_TASK_RETIRED, &t->flags);
+	spin_unlock(&t->eps_lock);
+	if (!last)
+		return;
+	cosched_task_unlist(t);
+	cosched_task_prio_release(t);
+	cosched_task_unregister(t);
+}
+
+int cosched_task_init(void)
+{
+	/* Registering a notifier with the key off would warn. */
+	preempt_notifier_inc();
+	return 0;
+}
+
+void cosched_task_exit(void)
+{
+	preempt_notifier_dec();
+}
