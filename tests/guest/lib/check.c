@@ -449,22 +449,33 @@ bool path_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-bool job_dir_exists(u64 job)
+/* Jobs are per user: jobs/<owner uid>-<job id>. */
+bool uid_job_dir_exists(unsigned int uid, u64 job)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s/jobs/%llu", COSCHED_SYSFS_DIR,
-		 (unsigned long long)job);
+	snprintf(path, sizeof(path), "%s/jobs/%u-%llu", COSCHED_SYSFS_DIR,
+		 uid, (unsigned long long)job);
 	return path_exists(path);
+}
+
+u64 uid_job_u64(unsigned int uid, u64 job, const char *name)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "jobs/%u-%llu/%s", uid,
+		 (unsigned long long)job, name);
+	return sysfs_u64(rel);
+}
+
+bool job_dir_exists(u64 job)
+{
+	return uid_job_dir_exists(geteuid(), job);
 }
 
 u64 job_u64(u64 job, const char *name)
 {
-	char rel[128];
-
-	snprintf(rel, sizeof(rel), "jobs/%llu/%s", (unsigned long long)job,
-		 name);
-	return sysfs_u64(rel);
+	return uid_job_u64(geteuid(), job, name);
 }
 
 /* ---- endpoints ----------------------------------------------------- */

@@ -156,6 +156,8 @@ extern const char *const policy_names[COSCHED_NR_POLICIES];
 bool path_exists(const char *path);
 /* Does /sys/kernel/cosched/jobs/<job> exist? */
 bool job_dir_exists(u64 job);
+bool uid_job_dir_exists(unsigned int uid, u64 job);
+u64 uid_job_u64(unsigned int uid, u64 job, const char *name);
 /* Poll cond every millisecond for at most ms; true if it became true. */
 #define poll_until(cond, ms) ({						\
 	bool __ok = false;						\
