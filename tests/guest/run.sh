@@ -28,7 +28,7 @@ HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
 HOOKS_N=${HOOKS_N:-350}
 RDMA_N=${RDMA_N:-50}
-ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue"
+ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security pertask trust stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -50,6 +50,8 @@ spec() {
 	budget)		echo "60 $BIN/budget" ;;
 	lifecycle)	echo "90 $BIN/lifecycle" ;;
 	security)	echo "60 $BIN/security" ;;
+	pertask)	echo "60 $BIN/pertask" ;;
+	trust)		echo "90 $BIN/trust" ;;
 	stress)		echo "180 $BIN/stress -p 16 -i 500" ;;
 	pingpong)	echo "180 $ROOT/build/userlib/guest_pingpong" ;;
 	modes)		echo "180 $ROOT/build/userlib/guest_modes" ;;

@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -195,6 +196,15 @@ void hog_stop(pid_t pid)
 		return;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+void become_user(uid_t uid, bool with_group)
+{
+	gid_t group = COSCHED_TEST_GID;
+
+	if (setgroups(with_group ? 1 : 0, &group) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		bail("become_user(%d): %s", uid, strerror(errno));
 }
 
 u64 task_cpu_ns(pid_t pid)

@@ -117,6 +117,18 @@ void *shared_alloc(size_t size);
 int wait_child(pid_t pid);
 
 /*
+ * The group run.sh gives /dev/cosched (COSCHED_TEST_GID, what the udev
+ * rule's "cosched" group is on a real system).
+ */
+#define COSCHED_TEST_GID	4242
+/*
+ * Drop the calling process to uid (real, effective and saved; gid the
+ * same), in the supplementary group COSCHED_TEST_GID if with_group and
+ * in none otherwise.  Bails out on failure.
+ */
+void become_user(uid_t uid, bool with_group);
+
+/*
  * Watch a task from a thread pinned to cpu: the longest stretch during
  * which it ran boosted (SCHED_FIFO, or a nice below own_nice), sampled
  * every 200 us.  A boost must never outlive boost_us.
