@@ -25,7 +25,7 @@
 
 #define JOB		0x9e27a5ull
 #define BOOST_US	100000		/* long enough to act during it */
-#define SLICE_NS	3000000ull
+#define SLICE_NS	5000000ull	/* not a default slice */
 
 /* The kernel's struct sched_attr (sched_setattr(2)); glibc has none. */
 struct sched_attr {

@@ -47,7 +47,8 @@ spec() {
 	latency)	echo "300 $ROOT/tests/guest/latency.sh $LATENCY_N" ;;
 	yield)		echo "90 $BIN/yield" ;;
 	pb)		echo "90 $BIN/pb" ;;
-	budget)		echo "60 $BIN/budget" ;;
+	budget)		echo "120 $BIN/budget" ;;
+	budget-flood)	echo "90 $BIN/budget flood" ;;
 	lifecycle)	echo "90 $BIN/lifecycle" ;;
 	security)	echo "60 $BIN/security" ;;
 	pertask)	echo "60 $BIN/pertask" ;;
@@ -83,9 +84,20 @@ done
 [ -x "$BIN/abi" ] || { echo "run.sh: no test binaries in $BIN (make -C tests/guest on the host)" >&2; exit 2; }
 mkdir -p "$LOGDIR"
 
+# The module may stay busy for a moment after the last close (per-task
+# records are freed after an RCU grace period): retry for two seconds.
+unload() {
+	i=0
+	until rmmod cosched 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 40 ] || { rmmod cosched; return 1; }
+		sleep 0.05
+	done
+}
+
 reload() {
 	if [ -d /sys/module/cosched ]; then
-		rmmod cosched || return 1
+		unload || return 1
 	fi
 	insmod "$KO" || return 1
 	i=0
