@@ -422,6 +422,8 @@ void cosched_task_prio_init(struct cosched_task *t)
  */
 void cosched_task_prio_release(struct cosched_task *t)
 {
+	/* A notifier that saw the record before it retired is done. */
+	synchronize_rcu();
 	WRITE_ONCE(t->arrival_unboosted, false);
 	if (hrtimer_cancel(&t->reboost_timer))
 		cosched_task_put(t);

@@ -246,15 +246,10 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	ret = cosched_ring_alloc(ep);
 	if (ret)
 		goto err_page;
-	for (;;) {
-		ep->task = cosched_task_get_current();
-		if (IS_ERR(ep->task)) {
-			ret = PTR_ERR(ep->task);
-			goto err_ring;
-		}
-		if (cosched_task_add_ep(ep->task, ep))
-			break;
-		cosched_task_put(ep->task);
+	ep->task = cosched_task_get_current();
+	if (IS_ERR(ep->task)) {
+		ret = PTR_ERR(ep->task);
+		goto err_ring;
 	}
 
 	mutex_lock(&cosched_mutex);
@@ -275,6 +270,25 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	ep->ctrl->endpoint_id = ep->id;
 	ep->ring->endpoint_id = ep->id;
 	cosched_ctrl_publish_policy(ep);
+	/*
+	 * Complete now: list it where others may find it.  A record that
+	 * retired meanwhile (its last endpoint destroyed by another task)
+	 * is replaced.
+	 */
+	while (!cosched_task_add_ep(ep->task, ep)) {
+		struct cosched_task *t = cosched_task_get_current();
+
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			list_del(&ep->job_node);
+			cosched_job_leave(job);
+			cosched_job_put(job);
+			goto err_unlock;
+		}
+		cosched_task_put(ep->task);
+		ep->task = t;
+	}
+	cosched_user_list_ep(ep);
 	hash_add_rcu(cosched_ep_keys, &ep->key_node,
 		     cosched_key_hash(owner, job_id, rank));
 	list_add_tail_rcu(&ep->node, &cosched_endpoints);
@@ -284,10 +298,7 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 
 err_unlock:
 	mutex_unlock(&cosched_mutex);
-	cosched_task_del_ep(ep->task, ep);
-	cosched_task_put(ep->task);
-	/* Its owner's notifier may still be writing its pages. */
-	synchronize_rcu();
+	cosched_task_put_unused(ep->task);
 err_ring:
 	cosched_ring_free(ep);
 err_page:

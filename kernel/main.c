@@ -91,7 +91,14 @@ static void __exit cosched_exit(void)
 	cosched_dev_exit();
 	cosched_hooks_exit();
 	cosched_pb_exit();
-	/* Every record pinned the module: none is left but RCU frees. */
+	/*
+	 * No endpoint is left, and no record is on a task any more (one
+	 * that is pins the module).  Wait for the notifiers and irq_works
+	 * that may still run, then for the frees: an endpoint's queues its
+	 * record's.
+	 */
+	synchronize_rcu();
+	rcu_barrier();
 	rcu_barrier();
 	cosched_task_exit();
 	kthread_destroy_worker(cosched_unboost_worker);

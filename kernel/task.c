@@ -15,7 +15,10 @@
  * A task already past its task works keeps the notifier until its last
  * switch, whose sched_out drops the registration's reference through an
  * irq_work.  Exactly one of the three paths clears REGISTERED and drops
- * that reference.
+ * that reference.  Only the two last ones leave the notifier on the task
+ * after the endpoint's file is closed, so only they pin the module (until
+ * the record is freed): a task that closes its own endpoints leaves the
+ * module free to unload at once.
  */
 #include <linux/hash.h>
 #include <linux/hashtable.h>
@@ -34,10 +37,13 @@ static void cosched_task_free_rcu(struct rcu_head *head)
 {
 	struct cosched_task *t = container_of(head, struct cosched_task, rcu);
 
+	bool pinned = t->pinned;
+
 	put_task_struct(t->task);
 	kfree(t);
 	/* cosched_exit()'s rcu_barrier() waits for this callback to return. */
-	module_put(THIS_MODULE);
+	if (pinned)
+		module_put(THIS_MODULE);
 }
 
 /**
@@ -138,10 +144,14 @@ static void cosched_task_unregister(struct cosched_task *t)
 		return;
 	}
 	/*
-	 * -ESRCH: the task is past its task works; its last switch drops
-	 * the reference.  TWA_RESUME: a task asleep in a long system call
-	 * keeps a harmless notifier until it returns.
+	 * The notifier stays on the task for a while: it pins the module
+	 * until the record is freed.  -ESRCH: the task is past its task
+	 * works, and its last switch drops the reference.  TWA_RESUME: a
+	 * task asleep in a long system call keeps a harmless notifier until
+	 * it returns.
 	 */
+	__module_get(THIS_MODULE);
+	t->pinned = true;
 	task_work_add(t->task, &t->unregister_cb, TWA_RESUME);
 }
 
@@ -190,8 +200,6 @@ struct cosched_task *cosched_task_get_current(void)
 	t->on_cpu = true;
 	t->cpu = raw_smp_processor_id();
 	cosched_task_prio_init(t);
-	/* Our file pins the module; every record does too, see above. */
-	__module_get(THIS_MODULE);
 
 	preempt_notifier_init(&t->pn, &cosched_task_preempt_ops);
 	set_bit(COSCHED_TASK_REGISTERED, &t->flags);
@@ -264,6 +272,29 @@ void cosched_task_del_ep(struct cosched_task *t, struct cosched_ep *ep)
 	cosched_task_unlist(t);
 	cosched_task_prio_release(t);
 	cosched_task_unregister(t);
+}
+
+/**
+ * cosched_task_put_unused() - drop the reference of a creation that
+ *	failed before its endpoint was listed
+ * @t: the record, of current
+ *
+ * A record with no endpoint retires, so that it neither stays on the
+ * task nor pins the module.
+ */
+void cosched_task_put_unused(struct cosched_task *t)
+{
+	bool retire;
+
+	spin_lock(&t->eps_lock);
+	retire = !t->nr_eps &&
+		 !test_and_set_bit(COSCHED_TASK_RETIRED, &t->flags);
+	spin_unlock(&t->eps_lock);
+	if (retire) {
+		cosched_task_unlist(t);
+		cosched_task_unregister(t);
+	}
+	cosched_task_put(t);
 }
 
 int cosched_task_init(void)

@@ -58,6 +58,7 @@ struct cosched_task {
 	struct task_struct *task;	/* pinned */
 	refcount_t ref;
 	unsigned long flags;
+	bool pinned;			/* holds a module reference */
 	struct hlist_node node;		/* cosched_tasks, by task */
 	struct rcu_head rcu;
 
@@ -101,6 +102,7 @@ int cosched_task_init(void);
 void cosched_task_exit(void);
 struct cosched_task *cosched_task_get_current(void);
 void cosched_task_put(struct cosched_task *t);
+void cosched_task_put_unused(struct cosched_task *t);
 bool cosched_task_add_ep(struct cosched_task *t, struct cosched_ep *ep);
 void cosched_task_del_ep(struct cosched_task *t, struct cosched_ep *ep);
 void cosched_task_mirror(struct cosched_task *t);

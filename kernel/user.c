@@ -41,7 +41,8 @@ void cosched_user_put(struct cosched_user *u)
 /**
  * cosched_user_add_ep() - count a new endpoint against its user's limit
  * @uid: the creating task's effective uid
- * @ep: the endpoint, not yet visible; gets its user reference
+ * @ep: the endpoint, not yet visible; gets its user reference, and is
+ *	listed by cosched_user_list_ep() once complete
  *
  * Return: 0; -EUSERS when the user has user_max_endpoints endpoints
  * already; -ENOMEM.
@@ -75,7 +76,7 @@ found:
 	refcount_inc(&u->ref);
 add:
 	u->nr_eps++;
-	list_add_tail_rcu(&ep->user_node, &u->eps);
+	INIT_LIST_HEAD(&ep->user_node);
 	ep->user = u;
 out:
 	spin_unlock_irqrestore(&cosched_users_lock, flags);
@@ -83,13 +84,24 @@ out:
 	return ret;
 }
 
-/* Unlist @ep from its user; its reference goes with the endpoint. */
+/* Make a complete endpoint visible to its user's spin-yields. */
+void cosched_user_list_ep(struct cosched_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cosched_users_lock, flags);
+	list_add_tail_rcu(&ep->user_node, &ep->user->eps);
+	spin_unlock_irqrestore(&cosched_users_lock, flags);
+}
+
+/* Unlist and uncount @ep; its reference goes with the endpoint. */
 void cosched_user_del_ep(struct cosched_ep *ep)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&cosched_users_lock, flags);
-	list_del_rcu(&ep->user_node);
+	if (!list_empty(&ep->user_node))
+		list_del_rcu(&ep->user_node);
 	ep->user->nr_eps--;
 	spin_unlock_irqrestore(&cosched_users_lock, flags);
 }

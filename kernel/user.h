@@ -25,6 +25,7 @@ struct cosched_user {
 };
 
 int cosched_user_add_ep(kuid_t uid, struct cosched_ep *ep);
+void cosched_user_list_ep(struct cosched_ep *ep);
 void cosched_user_del_ep(struct cosched_ep *ep);
 void cosched_user_get(struct cosched_user *u);
 void cosched_user_put(struct cosched_user *u);

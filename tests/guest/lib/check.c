@@ -652,9 +652,22 @@ int module_load(const char *params)
 	return r;
 }
 
+/*
+ * Each per-task record pins the module until an RCU grace period after
+ * its last endpoint went, so an unload right after the last close may
+ * be refused for a moment: retry busy for up to two seconds.
+ */
 int module_unload(void)
 {
-	return syscall(SYS_delete_module, "cosched", O_NONBLOCK) ? -errno : 0;
+	int r;
+
+	for (int i = 0; i < 200; i++) {
+		r = syscall(SYS_delete_module, "cosched", O_NONBLOCK) ? -errno : 0;
+		if (r != -EAGAIN && r != -EBUSY)
+			break;
+		sleep_ns(10000000);
+	}
+	return r;
 }
 
 bool module_loaded(void)
