@@ -16,7 +16,7 @@ OUT=$(mktemp)
 
 ns() { "$BIN" -r 3 "$@" | sed 's/.*ns_per_switch=\([0-9]*\).*/\1/'; }
 
-rmmod cosched 2>/dev/null || true
+"$(dirname "$0")/../scripts/rmmod-cosched" -q
 r=0
 while [ $r -lt "$ROUNDS" ]; do
 	echo "base $(ns)" >>"$OUT"
@@ -24,7 +24,7 @@ while [ $r -lt "$ROUNDS" ]; do
 	echo "empty $(ns)" >>"$OUT"
 	echo "idle $(ns -E 64)" >>"$OUT"
 	echo "own $(ns -e)" >>"$OUT"
-	rmmod cosched
+	"$(dirname "$0")/../scripts/rmmod-cosched"
 	r=$((r + 1))
 done
 

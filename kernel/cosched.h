@@ -5,6 +5,7 @@
  * Locking, outermost first:
  *   cosched_file.lock       one file's endpoint binding
  *   cosched_mutex           the endpoint and job tables, the policy
+ *   cosched_job.eps_lock    one job's members
  *   cosched_task.prio_lock  the task's scheduling attributes (rt_mutex)
  *   cosched_ep.arrive_lock, cosched_task.eps_lock, the users' and the
  *   tasks' table locks (spinlocks)
@@ -118,7 +119,8 @@ struct cosched_job {
 	kuid_t owner;			/* jobs are per user: (owner, id) */
 	struct hlist_node node;		/* cosched_jobs, under cosched_mutex */
 	unsigned int nr_endpoints;	/* under cosched_mutex */
-	struct list_head eps;		/* members, under cosched_mutex */
+	struct mutex eps_lock;
+	struct list_head eps;		/* members, under eps_lock */
 	struct kobject kobj;		/* jobs/<uid>-<id>; holds the memory */
 	struct cosched_counters stats;
 	struct cosched_bucket budget;

@@ -138,6 +138,7 @@ static struct cosched_job *cosched_job_get_or_create(kuid_t owner,
 	job->id = job_id;
 	job->owner = owner;
 	INIT_LIST_HEAD(&job->eps);
+	mutex_init(&job->eps_lock);
 	cosched_bucket_init(&job->budget);
 	ret = cosched_job_sysfs_add(job);	/* consumes job on failure */
 	if (ret)
@@ -265,7 +266,9 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	}
 	ep->job = job;
 	job->nr_endpoints++;
+	mutex_lock(&job->eps_lock);
 	list_add_tail(&ep->job_node, &job->eps);
+	mutex_unlock(&job->eps_lock);
 	ep->id = atomic64_inc_return(&cosched_next_id);
 	ep->ctrl->endpoint_id = ep->id;
 	ep->ring->endpoint_id = ep->id;
@@ -280,7 +283,9 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
+			mutex_lock(&job->eps_lock);
 			list_del(&ep->job_node);
+			mutex_unlock(&job->eps_lock);
 			cosched_job_leave(job);
 			cosched_job_put(job);
 			goto err_unlock;
@@ -343,7 +348,7 @@ static void cosched_job_peer_lost(struct cosched_ep *lost)
 {
 	struct cosched_ep *ep;
 
-	lockdep_assert_held(&cosched_mutex);
+	lockdep_assert_held(&lost->job->eps_lock);
 	list_for_each_entry(ep, &lost->job->eps, job_node) {
 		WRITE_ONCE(ep->ctrl->peers_lost,
 			   atomic_inc_return(&ep->peers_lost));
@@ -371,14 +376,18 @@ void cosched_ep_destroy(struct cosched_ep *ep, bool orderly)
 	mutex_lock(&cosched_mutex);
 	hash_del_rcu(&ep->key_node);
 	list_del_rcu(&ep->node);
+	cosched_job_leave(ep->job);
+	atomic_dec(&cosched_nr_endpoints);
+	mutex_unlock(&cosched_mutex);
+
+	/* The job's own lock: an exit walks its job, nothing global. */
+	mutex_lock(&ep->job->eps_lock);
 	list_del(&ep->job_node);
 	WRITE_ONCE(ep->ring->flags, orderly ? COSCHED_RING_CLOSED :
 					      COSCHED_RING_LOST);
 	if (!orderly)
 		cosched_job_peer_lost(ep);
-	cosched_job_leave(ep->job);
-	atomic_dec(&cosched_nr_endpoints);
-	mutex_unlock(&cosched_mutex);
+	mutex_unlock(&ep->job->eps_lock);
 
 	/* No boost or lowering for it can start after this. */
 	WRITE_ONCE(ep->dead, true);

@@ -214,6 +214,7 @@ static const struct attribute_group *cosched_job_groups[] = {
 /* Runs when the last endpoint of the job is freed (RCU callback). */
 static void cosched_job_release(struct kobject *kobj)
 {
+	mutex_destroy(&to_job(kobj)->eps_lock);
 	kfree(to_job(kobj));
 }
 
