@@ -60,6 +60,12 @@ static int setattr(pid_t pid, struct sched_attr *a)
 	return syscall(SYS_sched_setattr, pid, a, 0);
 }
 
+/* Its policy, without the SCHED_RESET_ON_FORK flag a FIFO boost sets. */
+static int policy_of(pid_t pid)
+{
+	return sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK;
+}
+
 static int nice_of(pid_t pid)
 {
 	errno = 0;
@@ -89,7 +95,7 @@ static bool wait_step(int step)
 /* Wait for the subject's boost (whatever it is) to end. */
 static bool wait_unboosted(pid_t pid, int boosted_nice)
 {
-	return poll_until(sched_getscheduler(pid) != SCHED_FIFO &&
+	return poll_until(policy_of(pid) != SCHED_FIFO &&
 			  nice_of(pid) != boosted_nice, 3000);
 }
 
@@ -175,7 +181,7 @@ static void changing_subject(void)
 	ep_must_open(&ep, JOB, 0);
 	WR(sh->step, 1);
 	sleep_for_cmd();	/* the doorbell boosts it meanwhile */
-	WR(sh->policy_during, sched_getscheduler(0));
+	WR(sh->policy_during, policy_of(0));
 	if (change == 0) {
 		setpriority(PRIO_PROCESS, 0, 7);
 	} else {
@@ -204,23 +210,23 @@ static void test_change_kept(int which)
 	/* Asleep in read(): the doorbell finds it off its CPU. */
 	sleep_ns(20000000);
 	expect_neg(doorbell(fd, JOB, 0, 1), 0, "doorbell");
-	okf(poll_until(sched_getscheduler(pid) == SCHED_FIFO, 1000),
-	    "FIFO boost applied", "policy %d", sched_getscheduler(pid));
+	okf(poll_until(policy_of(pid) == SCHED_FIFO, 1000),
+	    "FIFO boost applied", "policy %d", policy_of(pid));
 	wake_subject();
 	if (!wait_step(2))
 		bail("the subject did not make its change");
 	okf(RD(sh->policy_during) == SCHED_FIFO, "the change was made while boosted",
 	    "%s: policy then %d", what, RD(sh->policy_during));
-	ok(poll_until(sched_getscheduler(pid) != SCHED_FIFO, 3000), "the boost ended");
+	ok(poll_until(policy_of(pid) != SCHED_FIFO, 3000), "the boost ended");
 	sleep_ns(10000000);
 	if (which == 0) {
-		okf(nice_of(pid) == 7 && sched_getscheduler(pid) == SCHED_OTHER,
+		okf(nice_of(pid) == 7 && policy_of(pid) == SCHED_OTHER,
 		    "setpriority() made during a FIFO boost is kept",
-		    "nice %d policy %d", nice_of(pid), sched_getscheduler(pid));
+		    "nice %d policy %d", nice_of(pid), policy_of(pid));
 	} else {
-		okf(nice_of(pid) == 3 && sched_getscheduler(pid) == SCHED_BATCH,
+		okf(nice_of(pid) == 3 && policy_of(pid) == SCHED_BATCH,
 		    "sched_setattr(SCHED_BATCH) made during a boost is kept",
-		    "nice %d policy %d", nice_of(pid), sched_getscheduler(pid));
+		    "nice %d policy %d", nice_of(pid), policy_of(pid));
 	}
 	end_subject(pid);
 	close(fd);
@@ -265,7 +271,7 @@ static void test_slice(const char *mech)
 	}
 	sleep_ns(20000000);
 	expect_neg(doorbell(fd, JOB, 0, 1), 0, "slice: doorbell");
-	boosted = poll_until(sched_getscheduler(pid) == SCHED_FIFO ||
+	boosted = poll_until(policy_of(pid) == SCHED_FIFO ||
 			     nice_of(pid) == -20, 1000);
 	okf(boosted, "slice: boosted", "boost_mech %s", mech);
 	ok(wait_unboosted(pid, -20), "slice: the boost ended");
