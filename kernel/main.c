@@ -93,14 +93,12 @@ static void __exit cosched_exit(void)
 	cosched_pb_exit();
 	/*
 	 * No endpoint is left, and no record is on a task any more (one
-	 * that is pins the module).  Wait for the notifiers and irq_works
-	 * that may still run, then for the frees: an endpoint's queues its
-	 * record's.
+	 * that is pins the module): wait for the irq_works of tasks that
+	 * just died, then for the frees (an endpoint's queues its record's).
 	 */
-	synchronize_rcu();
-	rcu_barrier();
-	rcu_barrier();
 	cosched_task_exit();
+	rcu_barrier();
+	rcu_barrier();
 	kthread_destroy_worker(cosched_unboost_worker);
 	kthread_destroy_worker(cosched_worker);
 	cosched_sysfs_exit();

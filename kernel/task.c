@@ -21,6 +21,7 @@
  * module free to unload at once.
  */
 #include <linux/hash.h>
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
@@ -32,6 +33,8 @@
 
 static DEFINE_SPINLOCK(cosched_tasks_lock);
 static DEFINE_HASHTABLE(cosched_tasks, 8);
+/* Dead-switch irq_works queued and not yet run: the module waits. */
+static atomic_t cosched_dead_pending = ATOMIC_INIT(0);
 
 static void cosched_task_free_rcu(struct rcu_head *head)
 {
@@ -96,7 +99,9 @@ static void cosched_task_sched_out(struct preempt_notifier *pn,
 	cosched_task_mirror(t);
 	if (state == TASK_DEAD) {
 		/* Its last switch: nothing iterates the notifier after it. */
-		irq_work_queue(&t->dead_work);
+		atomic_inc(&cosched_dead_pending);
+		if (!irq_work_queue(&t->dead_work))
+			atomic_dec(&cosched_dead_pending);
 		return;
 	}
 	/* Still runnable: preempted rather than gone to sleep. */
@@ -121,8 +126,14 @@ static void cosched_task_unregister_self(struct cosched_task *t)
 
 static void cosched_task_unregister_cb(struct callback_head *cb)
 {
+	/*
+	 * The put may free the record, and with it the module's last
+	 * pin, after a grace period: none ends while this still runs.
+	 */
+	rcu_read_lock();
 	cosched_task_unregister_self(container_of(cb, struct cosched_task,
 						  unregister_cb));
+	rcu_read_unlock();
 }
 
 static void cosched_task_dead(struct irq_work *work)
@@ -132,6 +143,7 @@ static void cosched_task_dead(struct irq_work *work)
 
 	if (test_and_clear_bit(COSCHED_TASK_REGISTERED, &t->flags))
 		cosched_task_put(t);
+	atomic_dec(&cosched_dead_pending);
 }
 
 /* Take the notifier off the task; see the comment at the top. */
@@ -304,7 +316,15 @@ int cosched_task_init(void)
 	return 0;
 }
 
+/*
+ * No record is on a live task any more (one that is pins the module),
+ * but a dying task's last switch may have queued its irq_work just now.
+ */
 void cosched_task_exit(void)
 {
+	while (atomic_read(&cosched_dead_pending))
+		msleep(1);
+	/* The handlers ran with interrupts off: this waits for their end. */
+	synchronize_rcu();
 	preempt_notifier_dec();
 }
