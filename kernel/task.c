@@ -323,7 +323,7 @@ int cosched_task_init(void)
 void cosched_task_exit(void)
 {
 	while (atomic_read(&cosched_dead_pending))
-		msleep(1);
+		usleep_range(1000, 2000);
 	/* The handlers ran with interrupts off: this waits for their end. */
 	synchronize_rcu();
 	preempt_notifier_dec();
