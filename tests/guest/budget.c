@@ -7,14 +7,20 @@
  *    helper on CPU 1 rings A's doorbells in a tight loop.  With one of
  *    budget_pct, user_budget_pct, cpu_budget_pct at 10 (the others at
  *    100 or their maximum), or global_budget_pct at 5 (10% of one of 2
- *    CPUs), N keeps >= 40% of CPU 0 (fair share 50%, minus at most 10%
- *    boosted): the job budget is not multiplied by its endpoints.
+ *    CPUs), N keeps >= 30% of CPU 0: the job budget is not multiplied
+ *    by its endpoints (that gave A 8 x 10% = 80%).  N gets less than
+ *    50% minus the 10% boosted: time run under a FIFO boost is not
+ *    charged to A's fair-class vruntime, so A is owed it back afterwards
+ *    (6.1: 40.3-57.1% measured).  Repaying it is issue 14's
+ *    "fairness-repaid DCS"; the floor keeps a margin for a busy host.
  * 2. The flood of issue 11 ("budget flood" runs only this part, which
  *    also runs on a module without the new budgets), with default budgets: user 65534 has 32
  *    endpoints (one job, then 4 jobs) whose second thread rings the
  *    first thread's doorbells while that thread spins on CPU 0, beside
  *    user 65533's compute process on CPU 0.  The victim's share of the
- *    two's CPU time, per 2 s window, must stay >= 25%; the module's
+ *    two's CPU time, per 2 s window, must stay >= 20% (the old module,
+ *    whose budget grew with endpoints, left it 4-11%; 25.6% worst and
+ *    about 36% mean measured on 6.1 with the new one); the module's
  *    boosted time per window must stay within cpu_budget_pct of it (plus
  *    one budget window's share and one boost, for boosts charged to the
  *    window they started in).
@@ -121,8 +127,8 @@ static void one_budget(const char *what, u64 job, u64 user, u64 cpu,
 
 	budgets(job, user, cpu, global);
 	r = run(what);
-	okf(r.n_share >= 0.40, what, "%s: the normal process kept %.1f%% of CPU 0, "
-	    "expected >= 40%%", what, r.n_share * 100);
+	okf(r.n_share >= 0.30, what, "%s: the normal process kept %.1f%% of CPU 0, "
+	    "expected >= 30%%", what, r.n_share * 100);
 	okf(r.st.boosts > 0 && r.st.budget_exhausted > 0, what,
 	    "%s: %llu boosts, %llu refused: the budget was not what bounded it",
 	    what, (unsigned long long)r.st.boosts,
@@ -255,13 +261,13 @@ static void flood(int njobs)
 	wait_child(f);
 	wait_child(v);
 	t_diag("flood, %d job(s) of %d endpoints, budget_pct %llu, cpu_budget_pct %llu: "
-	       "worst victim share %.1f%% (floor asserted 25%%; fair 50%%); "
+	       "worst victim share %.1f%% (floor asserted 20%%; fair 50%%); "
 	       "flooder at most %.1f%% = %.2fx the job budget; most boosted "
 	       "per window %.1f%% of it", njobs, FLOOD_EPS / njobs,
 	       (unsigned long long)job_pct, (unsigned long long)cpu_pct,
 	       worst * 100, (1 - worst) * 100, (1 - worst) * 100 / job_pct,
 	       bmax / WINDOW_NS * 100);
-	okf(worst >= 0.25, "flood: the victim keeps >= 25% in every window",
+	okf(worst >= 0.20, "flood: the victim keeps >= 20% in every window",
 	    "%d job(s): worst window %.1f%%", njobs, worst * 100);
 	ok(poll_until(sysfs_u64("stats/endpoints") == 0, 3000),
 	   "flood: the flooder's endpoints are gone");
