@@ -52,6 +52,16 @@ static int cosched_copy_out(unsigned int cmd, unsigned long arg,
 	return 0;
 }
 
+static bool cosched_file_has_ep(struct cosched_file *cf)
+{
+	bool has;
+
+	mutex_lock(&cf->lock);
+	has = cf->ep;
+	mutex_unlock(&cf->lock);
+	return has;
+}
+
 /* Pin this file's endpoint; NULL if it has none. */
 static struct cosched_ep *cosched_file_ep(struct cosched_file *cf)
 {
@@ -122,27 +132,33 @@ static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 	    c.rank >= COSCHED_MAX_RANKS)
 		return -EINVAL;
 
-	mutex_lock(&cf->lock);
-	if (cf->ep) {
-		ret = -EBUSY;
-		goto out;
-	}
+	/*
+	 * Neither the creation nor the copy-out runs under cf->lock: the
+	 * copy may fault and take the mmap lock, which mmap() holds when it
+	 * takes cf->lock (cosched_mmap()).
+	 */
+	if (cosched_file_has_ep(cf))
+		return -EBUSY;
 	ep = cosched_ep_create(c.job_id, c.rank);
-	if (IS_ERR(ep)) {
-		ret = PTR_ERR(ep);
-		goto out;
-	}
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
 	c.endpoint_id = ep->id;
 	ret = cosched_copy_out(cmd, arg, &c, sizeof(c));
 	if (ret) {
 		cosched_ep_destroy(ep, true);
-	} else {
-		rcu_assign_pointer(ep->poll_wq, &cf->poll_wq);
-		cf->ep = ep;
+		return ret;
 	}
-out:
+	mutex_lock(&cf->lock);
+	if (cf->ep) {
+		/* Another thread bound one meanwhile: this one never was. */
+		mutex_unlock(&cf->lock);
+		cosched_ep_destroy(ep, true);
+		return -EBUSY;
+	}
+	rcu_assign_pointer(ep->poll_wq, &cf->poll_wq);
+	cf->ep = ep;
 	mutex_unlock(&cf->lock);
-	return ret;
+	return 0;
 }
 
 /**
