@@ -29,14 +29,14 @@ i=0
 while [ $i -lt "$PAIRS" ]; do
 	for v in A B; do
 		[ $v = A ] && ko=$A || ko=$B
-		rmmod cosched 2>/dev/null
+		"$(dirname "$0")/../scripts/rmmod-cosched" -q
 		insmod "$ko" || exit 1
 		COSCHED_KO=$ko build/tests/hooks -w 100 -n 210 -r 3 2>&1 |
 			grep '^hooks-' | sed "s/^/$v /" | tee -a "$OUT"
 	done
 	i=$((i + 1))
 done
-rmmod cosched 2>/dev/null
+"$(dirname "$0")/../scripts/rmmod-cosched" -q
 
 med() { # tag key
 	awk -v v="$1" -v k="$2" '$1 == v && $2 == "hooks-latency:" {

@@ -18,7 +18,7 @@ KO=build/$(uname -r)/cosched.ko
 SYS=/sys/kernel/cosched
 
 echo "# reproduce: tests/vm/vmrun.sh --kernel $(uname -r) --smp $(nproc) -- bench/jobmix.sh '$POLICIES' $JOBS $ITERS $COMPUTE"
-rmmod cosched 2>/dev/null || true
+"$(dirname "$0")/../scripts/rmmod-cosched" -q
 insmod "$KO"
 echo local >"$SYS/policy"
 alone=$("$BIN" -j 1 -i "$ITERS" -c "$COMPUTE" | sed -n 's/.*makespan_ms=\([0-9.]*\).*/\1/p')
@@ -36,4 +36,4 @@ for p in $POLICIES; do
 		"$(awk -v m="$ms" -v i="$ideal" 'BEGIN { printf "%.2f", m / i }')"
 done
 echo local >"$SYS/policy"
-rmmod cosched
+"$(dirname "$0")/../scripts/rmmod-cosched"

@@ -50,7 +50,7 @@ bounded() {
 echo "# reproduce: tests/vm/vmrun.sh --kernel $(uname -r) --smp $(nproc) --timeout 3000 -- bench/latency.sh $ROUNDS $SIZES $ITERS"
 echo "# $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), $(date -u '+%Y-%m-%d %H:%M UTC')"
 
-rmmod cosched 2>/dev/null || true
+"$(dirname "$0")/../scripts/rmmod-cosched" -q
 insmod "$KO"
 # 1 MiB messages need a ring of 4 MiB (a message is at most half a ring).
 echo 4096 >"$SYS/ring_kb"
@@ -139,7 +139,7 @@ syscalls local/poll local poll "$B/cosched_pingpong"
 syscalls dcs/poll dcs poll "$B/cosched_pingpong"
 syscalls sb/block sb block "$B/cosched_pingpong"
 echo local >"$SYS/policy"
-rmmod cosched
+"$(dirname "$0")/../scripts/rmmod-cosched"
 
 # The median over the rounds of key for cfg at size (n/a if none).
 med() { # cfg size key

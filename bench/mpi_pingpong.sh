@@ -72,7 +72,7 @@ LOADED=0
 cleanup() {
 	rm -f "$OUT" "$LOG"
 	# Leave the module as we found it.
-	[ "$LOADED" = 1 ] && rmmod cosched 2>/dev/null
+	[ "$LOADED" = 1 ] && "$(dirname "$0")/../scripts/rmmod-cosched" -q
 	return 0
 }
 trap cleanup EXIT
@@ -84,7 +84,7 @@ set_policy() {
 		# The baseline of the baseline: no module at all, so not even
 		# its sched_switch probe.  Rounds alternate, so unload it.
 		if [ -d "$SYS" ]; then
-			rmmod cosched || die "policy none: cosched is loaded and will not unload"
+			"$(dirname "$0")/../scripts/rmmod-cosched" || die "policy none: cosched is loaded and will not unload"
 			LOADED=0
 		fi
 		POL=none

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * switch_cost: what cosched's sched_switch probe adds to a context switch.
+ * switch_cost: what cosched adds to a context switch.
  *
  * Two threads pinned to one CPU bounce a byte over two pipes; each round
  * trip is two context switches.  Prints the time per switch, the median
- * of several runs.  With -e, both threads own an endpoint (the probe
- * finds them and updates their control pages); with -E N the process
- * also holds N endpoints whose owner sleeps (the probe's lookups miss).
+ * of several runs.  A task that creates an endpoint registers a preempt
+ * notifier, so with -e both switching threads are tracked: each switch
+ * runs their notifiers, which update the per-task record and mirror it
+ * into the endpoints' control pages.  Without -e they have no notifier
+ * and pay only the scheduler's test of an empty list.  With -E N the
+ * process also holds N endpoints whose owner sleeps (it is never
+ * switched, so they should cost the switching threads nothing).
  *
  * usage: switch_cost [-n round_trips] [-r runs] [-e] [-E idle_endpoints]
  */
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,16 +112,33 @@ static double run_once(void)
 	return (double)t0 / (2.0 * round_trips);
 }
 
-/* Owns the idle endpoints and sleeps: the probe's lookups of it miss. */
+static volatile int idle_ready;
+
+/* Owns the idle endpoints and sleeps: its notifier never runs. */
 static void *idle_owner(void *arg)
 {
 	long i, n = (long)arg;
 
 	for (i = 0; i < n; i++)
 		endpoint(100 + i);
+	__atomic_store_n(&idle_ready, 1, __ATOMIC_RELEASE);
 	for (;;)
 		pause();
 	return NULL;
+}
+
+/* One file per endpoint: -E 10000 needs more than the usual 1024. */
+static void want_files(long n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= (rlim_t)n + 64)
+		return;
+	rl.rlim_cur = n + 64;
+	if (rl.rlim_max < rl.rlim_cur)
+		rl.rlim_max = rl.rlim_cur;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		perror("setrlimit RLIMIT_NOFILE");
 }
 
 static int cmp(const void *a, const void *b)
@@ -151,9 +173,12 @@ int main(int argc, char **argv)
 	if (idle) {
 		pthread_t tid;
 
+		want_files(idle);
 		if (pthread_create(&tid, NULL, idle_owner, (void *)(long)idle))
 			return 2;
-		sleep(1);
+		while (!__atomic_load_n(&idle_ready, __ATOMIC_ACQUIRE))
+			usleep(10000);
+		usleep(100000);
 	}
 	for (i = 0; i < runs; i++) {
 		if (with_endpoints && main_fd < 0)

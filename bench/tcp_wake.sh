@@ -36,7 +36,7 @@ while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 echo local >"$SYS/policy"
-[ $loaded = 1 ] || rmmod cosched
+[ $loaded = 1 ] || "$(dirname "$0")/../scripts/rmmod-cosched"
 
 med() { # policy key
 	awk -v p="policy=$1" -v k="$2" '$1 == p { for (i = 2; i <= NF; i++) { split($i, f, "="); if (f[1] == k) print f[2] } }' "$OUT" |

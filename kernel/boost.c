@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The boost engine: changes an endpoint owner's scheduling attributes
- * for a bounded time and always puts its own back.
+ * The boost engine: changes a task's scheduling attributes for a bounded
+ * time and always puts its own back.
  *
  * "Boost to the top priority level" (thesis 6.1.3) maps to SCHED_FIFO
  * priority 1 (boost_mech=fifo), which preempts every SCHED_OTHER task on
@@ -9,19 +9,22 @@
  * task in the fair class; Documentation/boost-mechanisms.rst has the
  * measurements that chose the default.  Both go through
  * sched_setattr_nocheck(), which may sleep, so every change is made in
- * process context under prio_lock; the expiry timer only queues work for
- * the module's real-time worker (main.c).
+ * process context under the task record's prio_lock; the expiry timer
+ * only queues work for the module's unboost worker (main.c).
  *
- * A boost lasts at most boost_us and at most what is left of the job's
- * budget; the CPU time the owner runs boosted is charged to the job by
- * the sched_switch probe (oncpu.c) and here when the boost ends.
+ * The state is the task's, not an endpoint's: a task with several
+ * endpoints has one saved set of attributes and is boosted or lowered
+ * once.  A boost is limited before it exists: its budget is reserved and
+ * its expiry armed before the attribute change, so a boosted task that
+ * preempts its booster at once is already bounded.
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
-#include <linux/math64.h>
 #include <linux/sched/prio.h>
 
 #include "cosched.h"
+#include "budget.h"
+#include "task.h"
 #include "trace.h"
 
 const char * const cosched_mech_names[COSCHED_NR_MECHS] = {
@@ -38,10 +41,11 @@ static bool cosched_task_is_rt(struct task_struct *p)
 	       p->policy == SCHED_DEADLINE;
 }
 
-static void cosched_save_own(struct cosched_ep *ep)
+/* The task's own fair-class attributes, as sched_getattr() reports them. */
+static void cosched_save_own(struct cosched_task *t)
 {
-	struct task_struct *p = ep->owner;
-	struct sched_attr *a = &ep->own_attr;
+	struct task_struct *p = t->task;
+	struct sched_attr *a = &t->own_attr;
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -49,302 +53,401 @@ static void cosched_save_own(struct cosched_ep *ep)
 	a->sched_nice = task_nice(p);
 	if (p->sched_reset_on_fork)
 		a->sched_flags |= SCHED_FLAG_RESET_ON_FORK;
+#ifdef COSCHED_HAVE_CUSTOM_SLICE
+	/* EEVDF's slice (6.12), when the task asked for one of its own. */
+	if (p->se.custom_slice)
+		a->sched_runtime = p->se.slice;
+#endif
 }
 
-/* The attributes of a fair-class task at @nice, keeping BATCH and IDLE. */
-static void cosched_fair_attr(struct cosched_ep *ep, int nice,
-			      struct sched_attr *a)
+static u64 cosched_task_runtime(struct task_struct *p)
 {
-	*a = ep->own_attr;
-	a->sched_nice = nice;
-}
-
-/* True unless someone else changed the owner's attributes since we did. */
-static bool cosched_still_ours(struct cosched_ep *ep, unsigned int mech)
-{
-	struct task_struct *p = ep->owner;
-
-	if (ep->prio_state == COSCHED_PRIO_LOWERED)
-		return task_nice(p) == MAX_NICE;
-	if (mech == COSCHED_MECH_FIFO)
-		return p->policy == SCHED_FIFO &&
-		       p->rt_priority == COSCHED_BOOST_RT_PRIO;
-	return task_nice(p) == MIN_NICE;
-}
-
-static void cosched_acct_stop(struct cosched_ep *ep)
-{
-	unsigned long flags;
-	u64 delta;
-
-	raw_spin_lock_irqsave(&ep->acct_lock, flags);
-	if (ep->acct_boosted && ep->acct_on_cpu) {
-		delta = ktime_get_ns() - ep->acct_since_ns;
-		atomic64_add(delta, &ep->job->window_used_ns);
-		cosched_count(ep, COSCHED_CNT_BOOSTED_NS, delta);
-	}
-	ep->acct_boosted = false;
-	raw_spin_unlock_irqrestore(&ep->acct_lock, flags);
-}
-
-static void cosched_acct_start(struct cosched_ep *ep)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&ep->acct_lock, flags);
-	ep->acct_boosted = true;
-	ep->acct_since_ns = ktime_get_ns();
-	raw_spin_unlock_irqrestore(&ep->acct_lock, flags);
-}
-
-/* Back to the owner's own attributes; under prio_lock. */
-static void cosched_set_own(struct cosched_ep *ep)
-{
-	struct task_struct *p = ep->owner;
-	bool ours;
-
-	lockdep_assert_held(&ep->prio_lock);
-	if (ep->prio_state == COSCHED_PRIO_OWN)
-		return;
-	ours = cosched_still_ours(ep, ep->boost_mech);
-	if (ep->prio_state == COSCHED_PRIO_BOOSTED) {
-		hrtimer_try_to_cancel(&ep->boost_timer);
-		cosched_acct_stop(ep);
-		cosched_set_state(ep, COSCHED_STATE_BOOSTED, false);
-		trace_cosched_unboost(ep->job->id, ep->rank, p->pid);
-	} else {
-		cosched_set_state(ep, COSCHED_STATE_YIELDED, false);
-	}
-	WRITE_ONCE(ep->prio_state, COSCHED_PRIO_OWN);
-	if (ours && !(p->flags & PF_EXITING))
-		sched_setattr_nocheck(p, &ep->own_attr);
+	return READ_ONCE(p->se.sum_exec_runtime);
 }
 
 /*
- * Room left in the job's budget for the current window, in ns: each of
- * the job's endpoints may run boosted budget_pct percent of the window.
+ * Whether the task still has the attributes cosched gave it; if it (or
+ * anyone) changed them since, its change wins and nothing is restored.
  */
-static u64 cosched_budget_left(struct cosched_job *job)
+static bool cosched_still_ours(struct cosched_task *t)
 {
-	u64 window = (u64)cosched_get(COSCHED_T_BUDGET_WINDOW_MS) *
-		     NSEC_PER_MSEC;
-	u64 now = ktime_get_ns();
-	u64 allowed, used;
+	struct task_struct *p = t->task;
 
-	spin_lock(&job->budget_lock);
-	if (now - job->window_start_ns >= window) {
-		job->window_start_ns = now;
-		atomic64_set(&job->window_used_ns, 0);
+	if (t->prio_state == COSCHED_PRIO_LOWERED)
+		return p->policy == t->own_attr.sched_policy &&
+		       task_nice(p) == MAX_NICE;
+	if (t->boost_mech == COSCHED_MECH_FIFO)
+		return p->policy == SCHED_FIFO &&
+		       p->rt_priority == COSCHED_BOOST_RT_PRIO;
+	return p->policy == t->own_attr.sched_policy &&
+	       task_nice(p) == MIN_NICE;
+}
+
+/* Put @t's own attributes back, checking the result. */
+static void cosched_apply_own(struct cosched_task *t)
+{
+	struct task_struct *p = t->task;
+	struct sched_attr own = t->own_attr;
+	int ret;
+
+	/*
+	 * A FIFO boost leaves the task's nice alone, so a setpriority()
+	 * made during the boost shows there: keep it.
+	 */
+	if (t->prio_state == COSCHED_PRIO_BOOSTED &&
+	    t->boost_mech == COSCHED_MECH_FIFO)
+		own.sched_nice = task_nice(p);
+	ret = sched_setattr_nocheck(p, &own);
+	if (!ret)
+		return;
+	pr_warn_ratelimited("cosched: restoring pid %d failed: %d\n",
+			    task_pid_nr(p), ret);
+	/* Never leave a task real-time that should not be. */
+	if (t->prio_state == COSCHED_PRIO_BOOSTED &&
+	    t->boost_mech == COSCHED_MECH_FIFO)
+		sched_set_normal(p, own.sched_nice);
+}
+
+/* End the running boost's reservation and tell its endpoint. */
+static void cosched_boost_settle(struct cosched_task *t)
+{
+	struct cosched_ep *ep = t->boost_ep;
+	u64 ran = cosched_task_runtime(t->task) - t->charge.runtime_start;
+
+	ran = min(ran, t->charge.reserved_ns);
+	cosched_count(ep, COSCHED_CNT_BOOSTED_NS, ran);
+	cosched_budget_settle(&t->charge, ran);
+	cosched_set_state(ep, COSCHED_STATE_BOOSTED, false);
+	trace_cosched_unboost(ep->job->id, ep->rank, task_pid_nr(t->task));
+	t->boost_ep = NULL;
+	cosched_ep_put(ep);
+}
+
+/* Back to the task's own attributes; under prio_lock. */
+static void cosched_set_own(struct cosched_task *t)
+{
+	struct task_struct *p = t->task;
+	bool ours;
+
+	lockdep_assert_held(&t->prio_lock);
+	if (t->prio_state == COSCHED_PRIO_OWN)
+		return;
+	ours = cosched_still_ours(t);
+	if (ours && !(p->flags & PF_EXITING))
+		cosched_apply_own(t);
+	if (t->prio_state == COSCHED_PRIO_BOOSTED) {
+		/* A timer already firing queues work that finds no boost. */
+		hrtimer_try_to_cancel(&t->boost_timer);
+		cosched_boost_settle(t);
+	} else {
+		cosched_set_state(t->lowered_ep, COSCHED_STATE_YIELDED, false);
+		cosched_ep_put(t->lowered_ep);
+		t->lowered_ep = NULL;
 	}
-	allowed = div_u64(window * cosched_get(COSCHED_T_BUDGET_PCT), 100) *
-		  max(READ_ONCE(job->nr_endpoints), 1U);
-	used = atomic64_read(&job->window_used_ns);
-	spin_unlock(&job->budget_lock);
-	return used < allowed ? allowed - used : 0;
+	WRITE_ONCE(t->prio_state, COSCHED_PRIO_OWN);
+}
+
+static void cosched_boost_attr(struct cosched_task *t, unsigned int mech,
+			       struct sched_attr *attr)
+{
+	if (mech == COSCHED_MECH_FIFO) {
+		memset(attr, 0, sizeof(*attr));
+		attr->size = sizeof(*attr);
+		attr->sched_policy = SCHED_FIFO;
+		attr->sched_priority = COSCHED_BOOST_RT_PRIO;
+		/* A child forked while boosted must not inherit it. */
+		attr->sched_flags = SCHED_FLAG_RESET_ON_FORK;
+	} else {
+		*attr = t->own_attr;
+		attr->sched_nice = MIN_NICE;
+	}
 }
 
 /**
  * cosched_boost() - boost an endpoint's owner for a bounded time
- * @ep: the endpoint
+ * @ep: the endpoint whose job the boost is charged to
  * @reason: enum cosched_boost_reason, for the tracepoint
  *
  * Process context only.  Does nothing if the owner is boosted already,
- * is real-time, is exiting, or its job has spent its budget.
+ * is real-time, is exiting, or a budget has no room.
  *
  * Return: true if the owner is boosted now by this call.
  */
 bool cosched_boost(struct cosched_ep *ep, int reason)
 {
-	struct task_struct *p = ep->owner;
+	struct cosched_task *t = ep->task;
+	struct task_struct *p = t->task;
 	unsigned int mech = cosched_get(COSCHED_T_BOOST_MECH);
-	struct sched_attr attr = { .size = sizeof(attr) };
-	bool boosted = false;
-	u64 left, len;
+	struct sched_attr attr;
+	u64 want, len;
 
 	might_sleep();
-	mutex_lock(&ep->prio_lock);
-	if (ep->dead || ep->prio_state == COSCHED_PRIO_BOOSTED ||
+	rt_mutex_lock(&t->prio_lock);
+	if (READ_ONCE(ep->dead) || test_bit(COSCHED_TASK_RETIRED, &t->flags) ||
+	    t->prio_state == COSCHED_PRIO_BOOSTED ||
 	    (p->flags & PF_EXITING) || cosched_task_is_rt(p))
 		goto out;
-	left = cosched_budget_left(ep->job);
-	if (!left) {
+	want = (u64)cosched_get(COSCHED_T_BOOST_US) * NSEC_PER_USEC;
+	len = cosched_budget_reserve(&t->charge, ep->job, ep->user,
+				     cosched_task_cpu(t), want);
+	if (!len) {
 		cosched_count(ep, COSCHED_CNT_BUDGET_EXHAUSTED, 1);
 		goto out;
 	}
-	if (ep->prio_state == COSCHED_PRIO_OWN)
-		cosched_save_own(ep);
-	if (mech == COSCHED_MECH_FIFO) {
-		attr.sched_policy = SCHED_FIFO;
-		attr.sched_priority = COSCHED_BOOST_RT_PRIO;
-		/* A child forked while boosted must not inherit it. */
-		attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
-	} else {
-		cosched_fair_attr(ep, MIN_NICE, &attr);
-	}
-	if (sched_setattr_nocheck(p, &attr))
+	if (t->prio_state == COSCHED_PRIO_OWN)
+		cosched_save_own(t);
+	cosched_boost_attr(t, mech, &attr);
+
+	/* Bounded before it exists: the expiry runs whatever comes next. */
+	t->charge.runtime_start = cosched_task_runtime(p);
+	t->boost_end_ns = ktime_get_ns() + len;
+	hrtimer_start(&t->boost_timer, ns_to_ktime(len), HRTIMER_MODE_REL);
+	if (sched_setattr_nocheck(p, &attr)) {
+		hrtimer_cancel(&t->boost_timer);
+		cosched_budget_settle(&t->charge, 0);
 		goto out;
-	if (ep->prio_state == COSCHED_PRIO_LOWERED)
-		cosched_set_state(ep, COSCHED_STATE_YIELDED, false);
-	WRITE_ONCE(ep->prio_state, COSCHED_PRIO_BOOSTED);
-	ep->boost_mech = mech;
-	cosched_acct_start(ep);
+	}
+	if (t->prio_state == COSCHED_PRIO_LOWERED) {
+		cosched_set_state(t->lowered_ep, COSCHED_STATE_YIELDED, false);
+		cosched_ep_put(t->lowered_ep);
+		t->lowered_ep = NULL;
+	}
+	WRITE_ONCE(t->prio_state, COSCHED_PRIO_BOOSTED);
+	t->boost_mech = mech;
+	cosched_ep_get(ep);
+	t->boost_ep = ep;
+	WRITE_ONCE(t->arrival_unboosted, false);
 	cosched_set_state(ep, COSCHED_STATE_BOOSTED, true);
-	len = min_t(u64, (u64)cosched_get(COSCHED_T_BOOST_US) * NSEC_PER_USEC,
-		    left);
-	hrtimer_start(&ep->boost_timer, ns_to_ktime(len), HRTIMER_MODE_REL);
 	cosched_count(ep, COSCHED_CNT_BOOSTS, 1);
-	trace_cosched_boost(ep->job->id, ep->rank, p->pid, reason, len);
-	boosted = true;
+	trace_cosched_boost(ep->job->id, ep->rank, task_pid_nr(p), reason, len);
+	rt_mutex_unlock(&t->prio_lock);
+	return true;
 out:
-	mutex_unlock(&ep->prio_lock);
-	return boosted;
+	rt_mutex_unlock(&t->prio_lock);
+	return false;
 }
 
 /**
- * cosched_prio_restore() - end a boost or a yield now
+ * cosched_prio_restore() - end a boost or a yield of @ep's owner now
  * @ep: the endpoint
  */
 void cosched_prio_restore(struct cosched_ep *ep)
 {
-	mutex_lock(&ep->prio_lock);
-	cosched_set_own(ep);
-	mutex_unlock(&ep->prio_lock);
+	struct cosched_task *t = ep->task;
+
+	rt_mutex_lock(&t->prio_lock);
+	cosched_set_own(t);
+	rt_mutex_unlock(&t->prio_lock);
 }
 
 /**
  * cosched_lower() - the spin-yield action on the owner itself
- * @ep: the endpoint
+ * @ep: the endpoint the owner waits on
  * @seen: the arrival count the owner waits to see change
  *
  * Drops the owner to nice 19 in its own fair policy (below every
  * parallel process at nice 0, thesis 6.1.7), ending a boost if one runs.
- * A second call for the same @seen changes nothing.
+ * A second call for the same endpoint and @seen changes nothing.
  *
  * Return: true if this call lowered the owner.
  */
 bool cosched_lower(struct cosched_ep *ep, u64 seen)
 {
-	struct task_struct *p = ep->owner;
+	struct cosched_task *t = ep->task;
+	struct task_struct *p = t->task;
 	struct sched_attr attr;
 	bool lowered = false;
 
-	mutex_lock(&ep->prio_lock);
-	if (ep->dead || (p->flags & PF_EXITING))
+	rt_mutex_lock(&t->prio_lock);
+	if (READ_ONCE(ep->dead) || test_bit(COSCHED_TASK_RETIRED, &t->flags) ||
+	    (p->flags & PF_EXITING))
 		goto out;
-	if (ep->prio_state == COSCHED_PRIO_LOWERED) {
-		lowered = ep->yield_seen != seen;
-		ep->yield_seen = seen;
+	if (t->prio_state == COSCHED_PRIO_LOWERED && t->lowered_ep == ep) {
+		lowered = t->yield_seen != seen;
+		t->yield_seen = seen;
 		goto out;
 	}
-	cosched_set_own(ep);
+	cosched_set_own(t);
 	if (cosched_task_is_rt(p))
 		goto out;
-	cosched_save_own(ep);
-	cosched_fair_attr(ep, MAX_NICE, &attr);
+	cosched_save_own(t);
+	attr = t->own_attr;
+	attr.sched_nice = MAX_NICE;
 	if (sched_setattr_nocheck(p, &attr))
 		goto out;
-	WRITE_ONCE(ep->prio_state, COSCHED_PRIO_LOWERED);
-	ep->yield_seen = seen;
+	WRITE_ONCE(t->prio_state, COSCHED_PRIO_LOWERED);
+	cosched_ep_get(ep);
+	t->lowered_ep = ep;
+	t->yield_seen = seen;
 	cosched_set_state(ep, COSCHED_STATE_YIELDED, true);
 	lowered = true;
 	/*
 	 * An arrival that came before prio_state said LOWERED did not undo
-	 * the yield (pairs with the barrier in cosched_arrive()): undo it.
+	 * the yield (pairs with the barrier in cosched_arrive_notify()).
 	 */
 	smp_mb();
-	if (READ_ONCE(ep->ctrl->arrivals) != seen) {
-		cosched_set_own(ep);
+	if (cosched_arrivals(ep) != seen) {
+		cosched_set_own(t);
 		lowered = false;
 	}
 out:
-	mutex_unlock(&ep->prio_lock);
+	rt_mutex_unlock(&t->prio_lock);
 	return lowered;
 }
 
 /**
- * cosched_unlower() - end a yield, leaving a boost alone
+ * cosched_unlower() - end a yield made for @ep, leaving a boost alone
  * @ep: the endpoint
  */
 void cosched_unlower(struct cosched_ep *ep)
 {
-	mutex_lock(&ep->prio_lock);
-	if (ep->prio_state == COSCHED_PRIO_LOWERED)
-		cosched_set_own(ep);
-	mutex_unlock(&ep->prio_lock);
+	struct cosched_task *t = ep->task;
+
+	rt_mutex_lock(&t->prio_lock);
+	if (t->prio_state == COSCHED_PRIO_LOWERED && t->lowered_ep == ep)
+		cosched_set_own(t);
+	rt_mutex_unlock(&t->prio_lock);
+}
+
+/* True while @ep's owner is lowered by a yield made for @ep. */
+bool cosched_lowered_for(struct cosched_ep *ep)
+{
+	struct cosched_task *t = ep->task;
+
+	return READ_ONCE(t->prio_state) == COSCHED_PRIO_LOWERED &&
+	       READ_ONCE(t->lowered_ep) == ep;
 }
 
 static void cosched_unboost_work(struct kthread_work *work)
 {
-	struct cosched_ep *ep = container_of(work, struct cosched_ep,
-					     unboost_work);
+	struct cosched_task *t = container_of(work, struct cosched_task,
+					      unboost_work);
 
-	mutex_lock(&ep->prio_lock);
-	if (ep->prio_state == COSCHED_PRIO_BOOSTED)
-		cosched_set_own(ep);
-	mutex_unlock(&ep->prio_lock);
+	rt_mutex_lock(&t->prio_lock);
+	/* Work queued by an earlier boost's timer leaves a later one be. */
+	if (t->prio_state == COSCHED_PRIO_BOOSTED &&
+	    ktime_get_ns() >= t->boost_end_ns)
+		cosched_set_own(t);
+	rt_mutex_unlock(&t->prio_lock);
 }
 
 static enum hrtimer_restart cosched_boost_expired(struct hrtimer *timer)
 {
-	struct cosched_ep *ep = container_of(timer, struct cosched_ep,
-					     boost_timer);
+	struct cosched_task *t = container_of(timer, struct cosched_task,
+					      boost_timer);
 
-	kthread_queue_work(cosched_worker, &ep->unboost_work);
+	kthread_queue_work(cosched_unboost_worker, &t->unboost_work);
 	return HRTIMER_NORESTART;
 }
 
-/* cosched_preempted()'s boost, in process context. */
+/* cosched_task_preempted()'s boost, in process context. */
 static void cosched_reboost_work(struct kthread_work *work)
 {
-	struct cosched_ep *ep = container_of(work, struct cosched_ep,
-					     reboost_work);
+	struct cosched_task *t = container_of(work, struct cosched_task,
+					      reboost_work);
+	struct cosched_ep *ep, *pick = NULL;
 
+	rcu_read_lock();
+	list_for_each_entry_rcu(ep, &t->eps, task_node)
+		if (cosched_pending(ep) && refcount_inc_not_zero(&ep->ref)) {
+			pick = ep;
+			break;
+		}
+	rcu_read_unlock();
 	/*
 	 * Even if it is back on a CPU by now: boosted, it keeps the CPU
 	 * until it has read what it missed.
 	 */
-	if (cosched_pending(ep))
-		cosched_boost(ep, COSCHED_BOOST_PREEMPTED);
+	if (pick) {
+		if (cosched_active_policy()->on_arrival ==
+		    COSCHED_ON_ARRIVAL_BOOST)
+			cosched_boost(pick, COSCHED_BOOST_PREEMPTED);
+		cosched_ep_put(pick);
+	}
+	cosched_task_put(t);
 }
 
 static enum hrtimer_restart cosched_reboost_fire(struct hrtimer *timer)
 {
-	struct cosched_ep *ep = container_of(timer, struct cosched_ep,
-					     reboost_timer);
+	struct cosched_task *t = container_of(timer, struct cosched_task,
+					      reboost_timer);
 
-	kthread_queue_work(cosched_worker, &ep->reboost_work);
+	/* The timer's reference goes to the work, or back if it is queued. */
+	if (!kthread_queue_work(cosched_worker, &t->reboost_work))
+		cosched_task_put(t);
 	return HRTIMER_NORESTART;
 }
 
-int cosched_ep_prio_init(struct cosched_ep *ep)
+/**
+ * cosched_task_preempted() - the owner lost its CPU while still runnable
+ * @t: its record; called by its own sched_out notifier, with the
+ *	runqueue lock held
+ *
+ * Under a dcs policy an arrival gets no boost while its receiver is on
+ * a CPU, since the receiver is about to see it.  But the receiver may
+ * be preempted first: a TCP message that libcosched receives through
+ * io_uring, for one, becomes visible only after the receiver has run
+ * the kernel's task work, and a tick can take the CPU away before.  A
+ * receiver preempted after such an arrival is boosted as if the message
+ * had arrived now, once per such arrival, if it still has a message
+ * pending when the worker looks.  Nothing here may wake a task, so an
+ * hrtimer hands the boost to the worker; the timer holds a reference.
+ */
+void cosched_task_preempted(struct cosched_task *t)
 {
-	mutex_init(&ep->prio_lock);
-	ep->prio_state = COSCHED_PRIO_OWN;
-	hrtimer_init(&ep->boost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	ep->boost_timer.function = cosched_boost_expired;
-	kthread_init_work(&ep->unboost_work, cosched_unboost_work);
-	hrtimer_init(&ep->reboost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	ep->reboost_timer.function = cosched_reboost_fire;
-	kthread_init_work(&ep->reboost_work, cosched_reboost_work);
-	return 0;
+	WRITE_ONCE(t->arrival_unboosted, false);
+	if (test_bit(COSCHED_TASK_RETIRED, &t->flags) ||
+	    READ_ONCE(t->prio_state) != COSCHED_PRIO_OWN ||
+	    hrtimer_is_queued(&t->reboost_timer))
+		return;
+	refcount_inc(&t->ref);
+	hrtimer_start(&t->reboost_timer, 0, HRTIMER_MODE_REL);
 }
 
-/* Endpoint teardown: nothing may start after this, and all is undone. */
+void cosched_task_prio_init(struct cosched_task *t)
+{
+	rt_mutex_init(&t->prio_lock);
+	t->prio_state = COSCHED_PRIO_OWN;
+	hrtimer_init(&t->boost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	t->boost_timer.function = cosched_boost_expired;
+	kthread_init_work(&t->unboost_work, cosched_unboost_work);
+	hrtimer_init(&t->reboost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	t->reboost_timer.function = cosched_reboost_fire;
+	kthread_init_work(&t->reboost_work, cosched_reboost_work);
+}
+
+/*
+ * The task's last endpoint is gone (RETIRED is set, so nothing new
+ * starts): stop the timers and works and put its own attributes back.
+ */
+void cosched_task_prio_release(struct cosched_task *t)
+{
+	/* A notifier that saw the record before it retired is done. */
+	synchronize_rcu();
+	WRITE_ONCE(t->arrival_unboosted, false);
+	if (hrtimer_cancel(&t->reboost_timer))
+		cosched_task_put(t);
+	if (kthread_cancel_work_sync(&t->reboost_work))
+		cosched_task_put(t);
+	hrtimer_cancel(&t->boost_timer);
+	kthread_cancel_work_sync(&t->unboost_work);
+	rt_mutex_lock(&t->prio_lock);
+	cosched_set_own(t);
+	rt_mutex_unlock(&t->prio_lock);
+}
+
+/**
+ * cosched_ep_prio_release() - end what @ep started on its owner
+ * @ep: an endpoint being destroyed (dead is set)
+ *
+ * A boost charged to @ep's job, or a yield made for @ep, ends now.
+ */
 void cosched_ep_prio_release(struct cosched_ep *ep)
 {
-	unsigned long flags;
+	struct cosched_task *t = ep->task;
 
-	mutex_lock(&ep->prio_lock);
-	ep->dead = true;
-	mutex_unlock(&ep->prio_lock);
-	/* A probe that still sees the endpoint starts no reboost after. */
-	raw_spin_lock_irqsave(&ep->acct_lock, flags);
-	ep->acct_closed = true;
-	raw_spin_unlock_irqrestore(&ep->acct_lock, flags);
-	hrtimer_cancel(&ep->reboost_timer);
-	kthread_cancel_work_sync(&ep->reboost_work);
-	hrtimer_cancel(&ep->boost_timer);
-	kthread_cancel_work_sync(&ep->unboost_work);
-	cosched_prio_restore(ep);
-	mutex_destroy(&ep->prio_lock);
+	rt_mutex_lock(&t->prio_lock);
+	if (t->boost_ep == ep || t->lowered_ep == ep)
+		cosched_set_own(t);
+	rt_mutex_unlock(&t->prio_lock);
 }

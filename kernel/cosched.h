@@ -3,12 +3,16 @@
  * cosched internal interfaces.
  *
  * Locking, outermost first:
- *   cosched_file.lock     one file's endpoint binding
- *   cosched_mutex         the endpoint and job tables, the policy
- *   cosched_ep.prio_lock  the owner task's scheduling attributes
- *   cosched_job.budget_lock, cosched_ep.arrive_lock (spinlocks)
- *   cosched_ep.acct_lock  (raw spinlock, also taken under the rq lock)
- * Endpoints and jobs are found under RCU and pinned with a reference.
+ *   cosched_file.lock       one file's endpoint binding
+ *   cosched_mutex           the endpoint and job tables, the policy
+ *   cosched_job.eps_lock    one job's members
+ *   cosched_task.prio_lock  the task's scheduling attributes (rt_mutex)
+ *   cosched_ep.arrive_lock, cosched_task.eps_lock, the users' and the
+ *   tasks' table locks (spinlocks)
+ *   budget buckets (raw spinlocks: node, CPU, user, job)
+ * Endpoints are found under RCU and pinned with a reference.  No hot
+ * path (context switch, arrival, yield, periodic examination, exit)
+ * takes cosched_mutex.
  */
 #ifndef _COSCHED_H
 #define _COSCHED_H
@@ -27,6 +31,8 @@
 
 #include <uapi/linux/cosched.h>
 #include <uapi/linux/sched/types.h>
+
+#include "budget.h"
 
 /* Counters kept per endpoint, per job and for the module. */
 enum cosched_counter {
@@ -71,6 +77,10 @@ enum cosched_tunable_id {
 	COSCHED_T_BUDGET_WINDOW_MS,
 	COSCHED_T_BOOST_MECH,
 	COSCHED_T_RING_KB,
+	COSCHED_T_USER_BUDGET_PCT,
+	COSCHED_T_CPU_BUDGET_PCT,
+	COSCHED_T_GLOBAL_BUDGET_PCT,
+	COSCHED_T_USER_MAX_ENDPOINTS,
 	COSCHED_NR_TUNABLES,
 };
 
@@ -104,70 +114,60 @@ enum cosched_boost_mech {
 
 extern const char * const cosched_mech_names[COSCHED_NR_MECHS];
 
-/* Scheduling attributes of the owner task, as cosched left them. */
-enum cosched_prio_state {
-	COSCHED_PRIO_OWN,	/* the task's own attributes */
-	COSCHED_PRIO_BOOSTED,
-	COSCHED_PRIO_LOWERED,	/* lowered by its own yield */
-};
-
 struct cosched_job {
 	u64 id;
-	kuid_t owner;
+	kuid_t owner;			/* jobs are per user: (owner, id) */
 	struct hlist_node node;		/* cosched_jobs, under cosched_mutex */
 	unsigned int nr_endpoints;	/* under cosched_mutex */
-	struct kobject kobj;		/* jobs/<id>; holds the memory */
+	struct mutex eps_lock;
+	struct list_head eps;		/* members, under eps_lock */
+	struct kobject kobj;		/* jobs/<uid>-<id>; holds the memory */
 	struct cosched_counters stats;
-
-	spinlock_t budget_lock;		/* rolls the budget window */
-	u64 window_start_ns;
-	atomic64_t window_used_ns;	/* boosted CPU time this window */
+	struct cosched_bucket budget;
 };
 
+/*
+ * An endpoint.  What the kernel decides from is kept here, in kernel
+ * memory; the control page and the ring header only mirror it for user
+ * space, and the kernel never reads its own fields back from them.  Of
+ * what the owner writes, the kernel reads only @consumed (and the ring's
+ * head and tail), which can make its own endpoint look pending: that is
+ * what ringing its own doorbell does too, and both are paid from the
+ * owner's budgets.
+ */
 struct cosched_ep {
 	u64 id;
 	u32 rank;
 	struct cosched_job *job;
-	struct task_struct *owner;	/* the creating thread, pinned */
-	kuid_t owner_uid;
+	struct cosched_task *task;	/* the owner's record, a reference */
+	struct cosched_user *user;	/* the creator's euid, a reference */
 	struct page *ctrl_page;
-	struct cosched_ctrl *ctrl;
+	struct cosched_ctrl *ctrl;	/* mirror, shared with the owner */
 	struct cosched_ring *ring;	/* receive ring, shared in the job */
 	u32 ring_data;			/* bytes in its data area */
 	refcount_t ref;
-	bool dead;			/* written under prio_lock */
+	bool dead;			/* set once, by cosched_ep_destroy() */
 
-	struct hlist_node key_node;	/* (job, rank) table */
-	struct hlist_node task_node;	/* owner table, read by the probe */
-	struct list_head node;		/* all endpoints, by id */
+	struct hlist_node key_node;	/* (owner, job, rank) table */
+	struct list_head task_node;	/* the owner's endpoints */
+	struct list_head user_node;	/* the user's endpoints */
+	struct list_head job_node;	/* the job's endpoints */
+	struct list_head node;		/* all endpoints, under cosched_mutex */
 	struct rcu_head rcu;
 
-	spinlock_t arrive_lock;		/* orders arrivals and their time */
+	/* Kernel state, mirrored into the control page. */
+	spinlock_t arrive_lock;		/* orders arrivals, state bits */
+	u64 arrivals;
+	u64 last_arrival_ns;
+	u32 state;
+	atomic_t peers_lost;
+	/* When the examiner first saw the ring pending, for pbt. */
+	u64 ring_seen_ns;
+
 	wait_queue_head_t wq;
 	/* poll() waiters of the owning file, which outlives the binding. */
 	wait_queue_head_t __rcu *poll_wq;
 	atomic_t nr_waiters;
-	bool woken;			/* woken, not yet back on a CPU */
-
-	/* Owner's scheduling attributes: under prio_lock. */
-	struct mutex prio_lock;
-	enum cosched_prio_state prio_state;
-	struct sched_attr own_attr;
-	u64 yield_seen;
-	unsigned int boost_mech;	/* mechanism of the running boost */
-	struct hrtimer boost_timer;
-	struct kthread_work unboost_work;
-	/* Arrival count a dcs boost was last decided for (policy.c). */
-	u64 boost_seen;
-	struct hrtimer reboost_timer;	/* started by the probe */
-	struct kthread_work reboost_work;
-
-	/* Boosted-time accounting, shared with the sched_switch probe. */
-	raw_spinlock_t acct_lock;
-	bool acct_boosted;
-	bool acct_on_cpu;
-	bool acct_closed;		/* the probe may start nothing */
-	u64 acct_since_ns;
 
 	struct cosched_counters stats;
 
@@ -180,6 +180,7 @@ struct cosched_ep {
 
 /* main.c */
 extern struct kthread_worker *cosched_worker;
+extern struct kthread_worker *cosched_unboost_worker;
 
 /* endpoint.c */
 extern struct mutex cosched_mutex;
@@ -189,7 +190,7 @@ extern atomic_t cosched_nr_endpoints;
 extern atomic_t cosched_nr_jobs;
 struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank);
 void cosched_ep_destroy(struct cosched_ep *ep, bool orderly);
-struct cosched_ep *cosched_ep_lookup(u64 job_id, u32 rank);
+struct cosched_ep *cosched_ep_lookup(kuid_t owner, u64 job_id, u32 rank);
 void cosched_ep_put(struct cosched_ep *ep);
 static inline void cosched_ep_get(struct cosched_ep *ep)
 {
@@ -199,50 +200,51 @@ static inline void cosched_ep_get(struct cosched_ep *ep)
 void cosched_count(struct cosched_ep *ep, enum cosched_counter c, u64 n);
 void cosched_ctrl_publish_policy(struct cosched_ep *ep);
 bool cosched_may_steer(struct cosched_ep *ep);
+bool cosched_may_steer_noaudit(struct cosched_ep *ep);
 
 /* ring.c */
 u32 cosched_ring_size(void);
 int cosched_ring_alloc(struct cosched_ep *ep);
 void cosched_ring_free(struct cosched_ep *ep);
 bool cosched_ring_pending(struct cosched_ep *ep);
-u64 cosched_ring_last_send(struct cosched_ep *ep);
 int cosched_ring_mmap(struct cosched_ep *self, struct vm_area_struct *vma);
 
 /*
  * Messages the owner has not consumed: announced arrivals beyond what it
  * reports consumed, plus one if its ring holds anything.
  */
+static inline u64 cosched_arrivals(struct cosched_ep *ep)
+{
+	return READ_ONCE(ep->arrivals);
+}
+
 static inline u64 cosched_pending(struct cosched_ep *ep)
 {
-	s64 p = READ_ONCE(ep->ctrl->arrivals) - READ_ONCE(ep->ctrl->consumed);
+	s64 p = cosched_arrivals(ep) - READ_ONCE(ep->ctrl->consumed);
 
 	return (p > 0 ? p : 0) + cosched_ring_pending(ep);
 }
 
-/* The newest arrival, announced or written into the ring. */
+/*
+ * The newest arrival the kernel knows of: announced, or first seen in
+ * the ring by the examiner (a sender's own time stamp is not trusted).
+ */
 static inline u64 cosched_last_arrival(struct cosched_ep *ep)
 {
-	return max(READ_ONCE(ep->ctrl->last_arrival_ns),
-		   cosched_ring_last_send(ep));
+	return max(READ_ONCE(ep->last_arrival_ns),
+		   READ_ONCE(ep->ring_seen_ns));
 }
 
 void cosched_set_state(struct cosched_ep *ep, u32 bit, bool on);
 void cosched_poll_wake(struct cosched_ep *ep, __poll_t mask);
 
-/* oncpu.c */
-int cosched_oncpu_init(void);
-void cosched_oncpu_exit(void);
-void cosched_oncpu_track(struct cosched_ep *ep);
-void cosched_oncpu_untrack(struct cosched_ep *ep);
-
 /* boost.c */
-int cosched_ep_prio_init(struct cosched_ep *ep);
-void cosched_ep_prio_release(struct cosched_ep *ep);
 bool cosched_boost(struct cosched_ep *ep, int reason);
 void cosched_prio_restore(struct cosched_ep *ep);
 bool cosched_lower(struct cosched_ep *ep, u64 seen);
 void cosched_unlower(struct cosched_ep *ep);
-void cosched_preempted(struct cosched_ep *ep);
+bool cosched_lowered_for(struct cosched_ep *ep);
+void cosched_ep_prio_release(struct cosched_ep *ep);
 
 /* Why a boost was asked for, for the tracepoint. */
 enum cosched_boost_reason {

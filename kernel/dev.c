@@ -3,8 +3,10 @@
  * /dev/cosched: one endpoint per open file, its control page by mmap(),
  * and the ioctls of include/uapi/linux/cosched.h.
  *
- * The device is mode 0666: any user may create endpoints.  Who may join
- * a job and whom a doorbell may reach is checked per call (endpoint.c).
+ * The device is mode 0660; the udev rule the project ships gives it the
+ * group "cosched", so the admin decides who may use it.  Job ids are per
+ * user, and whom a doorbell may reach is checked per call against the
+ * owner's credentials of the moment (endpoint.c).
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -48,6 +50,16 @@ static int cosched_copy_out(unsigned int cmd, unsigned long arg,
 	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
 		return -EFAULT;
 	return 0;
+}
+
+static bool cosched_file_has_ep(struct cosched_file *cf)
+{
+	bool has;
+
+	mutex_lock(&cf->lock);
+	has = cf->ep;
+	mutex_unlock(&cf->lock);
+	return has;
 }
 
 /* Pin this file's endpoint; NULL if it has none. */
@@ -94,9 +106,13 @@ static long cosched_ioc_info(unsigned int cmd, unsigned long arg)
  * @cmd: the command, carrying the caller's struct size
  * @arg: user pointer to struct cosched_create
  *
+ * The job is the caller's effective uid's job @job_id: another user's
+ * job of the same id is another job.
+ *
  * Return: 0 with the endpoint id written back; -EPROTO for another ABI
  * version; -EINVAL for bad flags, job or rank; -EBUSY if the file has an
- * endpoint; -EEXIST if the rank is taken; -EPERM for another user's job.
+ * endpoint; -EEXIST if the rank is taken; -EUSERS if the user has
+ * user_max_endpoints endpoints; -ENOMEM.
  */
 static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 			       unsigned long arg)
@@ -116,27 +132,33 @@ static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 	    c.rank >= COSCHED_MAX_RANKS)
 		return -EINVAL;
 
-	mutex_lock(&cf->lock);
-	if (cf->ep) {
-		ret = -EBUSY;
-		goto out;
-	}
+	/*
+	 * Neither the creation nor the copy-out runs under cf->lock: the
+	 * copy may fault and take the mmap lock, which mmap() holds when it
+	 * takes cf->lock (cosched_mmap()).
+	 */
+	if (cosched_file_has_ep(cf))
+		return -EBUSY;
 	ep = cosched_ep_create(c.job_id, c.rank);
-	if (IS_ERR(ep)) {
-		ret = PTR_ERR(ep);
-		goto out;
-	}
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
 	c.endpoint_id = ep->id;
 	ret = cosched_copy_out(cmd, arg, &c, sizeof(c));
 	if (ret) {
 		cosched_ep_destroy(ep, true);
-	} else {
-		rcu_assign_pointer(ep->poll_wq, &cf->poll_wq);
-		cf->ep = ep;
+		return ret;
 	}
-out:
+	mutex_lock(&cf->lock);
+	if (cf->ep) {
+		/* Another thread bound one meanwhile: this one never was. */
+		mutex_unlock(&cf->lock);
+		cosched_ep_destroy(ep, true);
+		return -EBUSY;
+	}
+	rcu_assign_pointer(ep->poll_wq, &cf->poll_wq);
+	cf->ep = ep;
 	mutex_unlock(&cf->lock);
-	return ret;
+	return 0;
 }
 
 /**
@@ -181,7 +203,7 @@ static long cosched_ioc_doorbell(unsigned int cmd, unsigned long arg)
 	if (!d.count || d.count > COSCHED_MAX_DOORBELL || d.flags ||
 	    d.__reserved)
 		return -EINVAL;
-	ep = cosched_ep_lookup(d.job_id, d.rank);
+	ep = cosched_ep_lookup(current_euid(), d.job_id, d.rank);
 	if (!ep)
 		return -ENOENT;
 	if (cosched_may_steer(ep)) {
@@ -438,7 +460,7 @@ static int cosched_open(struct inode *inode, struct file *file)
 {
 	struct cosched_file *cf;
 
-	cf = kzalloc(sizeof(*cf), GFP_KERNEL);
+	cf = kzalloc(sizeof(*cf), GFP_KERNEL_ACCOUNT);
 	if (!cf)
 		return -ENOMEM;
 	mutex_init(&cf->lock);
@@ -473,7 +495,7 @@ static struct miscdevice cosched_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "cosched",
 	.fops	= &cosched_fops,
-	.mode	= 0666,
+	.mode	= 0660,
 };
 
 int cosched_dev_init(void)

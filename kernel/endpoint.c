@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Endpoints and jobs: creation, lookup by (job, rank), teardown.
+ * Endpoints and jobs: creation, lookup by (owner, job, rank), teardown.
  *
- * An endpoint lives in three tables: the (job, rank) hash that doorbells
- * search under RCU, the owner-task hash that the sched_switch probe
- * searches, and the id-ordered list the periodic examiner walks.  All
- * three change under cosched_mutex.  Memory is freed after an RCU grace
- * period once the last reference is gone, so lock-free readers never see
- * a freed endpoint.
+ * Jobs are per user: a job id names a job of the caller's effective uid,
+ * so no user can take, join or squat another user's job id.  An
+ * endpoint is listed in the (owner, job, rank) hash that doorbells
+ * search under RCU, in its job's list, in its owner task's and user's
+ * lists, and in the list of all endpoints the examiner walks under RCU.
+ * Memory is charged to the creator's memory cgroup and freed after an
+ * RCU grace period once the last reference is gone, so lock-free readers
+ * never see a freed endpoint.
  */
 #include <linux/cred.h>
 #include <linux/gfp.h>
@@ -19,6 +21,8 @@
 #include <linux/slab.h>
 
 #include "cosched.h"
+#include "task.h"
+#include "user.h"
 
 /* Serialises changes to the tables below and to the policy. */
 DEFINE_MUTEX(cosched_mutex);
@@ -31,9 +35,10 @@ static DEFINE_HASHTABLE(cosched_jobs, 8);
 static DEFINE_HASHTABLE(cosched_ep_keys, 10);
 static atomic64_t cosched_next_id = ATOMIC64_INIT(0);
 
-static u32 cosched_key_hash(u64 job_id, u32 rank)
+static u32 cosched_key_hash(kuid_t owner, u64 job_id, u32 rank)
 {
-	return hash_64(job_id ^ ((u64)rank << 32 | rank), 32);
+	return hash_64(job_id ^ ((u64)rank << 32 | rank) ^
+		       ((u64)__kuid_val(owner) << 16), 32);
 }
 
 void cosched_count(struct cosched_ep *ep, enum cosched_counter c, u64 n)
@@ -43,15 +48,14 @@ void cosched_count(struct cosched_ep *ep, enum cosched_counter c, u64 n)
 	atomic64_add(n, &cosched_global_stats.val[c]);
 }
 
-/* Only the kernel writes the first cache line; state bits have several writers. */
+/* State bits have several writers; the page only mirrors them. */
 void cosched_set_state(struct cosched_ep *ep, u32 bit, bool on)
 {
 	unsigned long flags;
-	u32 state;
 
 	spin_lock_irqsave(&ep->arrive_lock, flags);
-	state = ep->ctrl->state;
-	WRITE_ONCE(ep->ctrl->state, on ? state | bit : state & ~bit);
+	ep->state = on ? ep->state | bit : ep->state & ~bit;
+	WRITE_ONCE(ep->ctrl->state, ep->state);
 	spin_unlock_irqrestore(&ep->arrive_lock, flags);
 }
 
@@ -64,50 +68,78 @@ void cosched_ctrl_publish_policy(struct cosched_ep *ep)
 	WRITE_ONCE(ep->ctrl->spin_us, cosched_get(COSCHED_T_SPIN_US));
 }
 
+/*
+ * The kernel's own rule for changing another task's scheduling
+ * (check_same_owner() in kernel/sched): current's euid is the task's
+ * real or effective uid now, not when the endpoint was made.
+ */
+static bool cosched_same_owner(struct task_struct *p)
+{
+	const struct cred *cred = current_cred(), *pcred;
+	bool match;
+
+	rcu_read_lock();
+	pcred = __task_cred(p);
+	match = uid_eq(cred->euid, pcred->euid) ||
+		uid_eq(cred->euid, pcred->uid);
+	rcu_read_unlock();
+	return match;
+}
+
 /**
  * cosched_may_steer() - may current boost, wake or lower @ep's owner?
  * @ep: the endpoint
  *
- * Return: true for the endpoint owner's own effective uid, or with
- * CAP_SYS_NICE, the capability that lets a process raise another's
- * priority anyway.
+ * Checked against the owner's credentials of the moment, so an owner
+ * that has exec()ed a set-uid program is no longer reachable by its old
+ * uid.  CAP_SYS_NICE, which lets a process raise another's priority
+ * anyway, also allows it (as for sched_setattr()); a filter over many
+ * endpoints asks without auditing.
+ *
+ * Return: true if current may.
  */
 bool cosched_may_steer(struct cosched_ep *ep)
 {
-	return uid_eq(current_euid(), ep->owner_uid) || capable(CAP_SYS_NICE);
+	return cosched_same_owner(ep->task->task) || capable(CAP_SYS_NICE);
 }
 
-static struct cosched_job *cosched_job_find(u64 job_id)
+bool cosched_may_steer_noaudit(struct cosched_ep *ep)
+{
+	return cosched_same_owner(ep->task->task) ||
+	       ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE);
+}
+
+static struct cosched_job *cosched_job_find(kuid_t owner, u64 job_id)
 {
 	struct cosched_job *job;
 
 	lockdep_assert_held(&cosched_mutex);
 	hash_for_each_possible(cosched_jobs, job, node, job_id)
-		if (job->id == job_id)
+		if (job->id == job_id && uid_eq(job->owner, owner))
 			return job;
 	return NULL;
 }
 
-static struct cosched_job *cosched_job_get_or_create(u64 job_id)
+static struct cosched_job *cosched_job_get_or_create(kuid_t owner,
+						     u64 job_id)
 {
 	struct cosched_job *job;
 	int ret;
 
-	job = cosched_job_find(job_id);
+	job = cosched_job_find(owner, job_id);
 	if (job) {
-		if (!uid_eq(current_euid(), job->owner) &&
-		    !capable(CAP_SYS_NICE))
-			return ERR_PTR(-EPERM);
 		kobject_get(&job->kobj);
 		return job;
 	}
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return ERR_PTR(-ENOMEM);
 	job->id = job_id;
-	job->owner = current_euid();
-	spin_lock_init(&job->budget_lock);
+	job->owner = owner;
+	INIT_LIST_HEAD(&job->eps);
+	mutex_init(&job->eps_lock);
+	cosched_bucket_init(&job->budget);
 	ret = cosched_job_sysfs_add(job);	/* consumes job on failure */
 	if (ret)
 		return ERR_PTR(ret);
@@ -127,31 +159,34 @@ static void cosched_job_leave(struct cosched_job *job)
 	cosched_job_sysfs_del(job);
 }
 
-static struct cosched_ep *cosched_key_find(u64 job_id, u32 rank)
+static struct cosched_ep *cosched_key_find(kuid_t owner, u64 job_id,
+					   u32 rank)
 {
 	struct cosched_ep *ep;
 
 	hash_for_each_possible_rcu(cosched_ep_keys, ep, key_node,
-				   cosched_key_hash(job_id, rank))
-		if (ep->job->id == job_id && ep->rank == rank)
+				   cosched_key_hash(owner, job_id, rank))
+		if (ep->job->id == job_id && ep->rank == rank &&
+		    uid_eq(ep->job->owner, owner))
 			return ep;
 	return NULL;
 }
 
 /**
- * cosched_ep_lookup() - find a live endpoint by job and rank
+ * cosched_ep_lookup() - find a live endpoint by owner, job and rank
+ * @owner: the uid whose jobs to look in
  * @job_id: the job
  * @rank: the rank
  *
  * Return: the endpoint with a reference the caller drops with
  * cosched_ep_put(), or NULL.
  */
-struct cosched_ep *cosched_ep_lookup(u64 job_id, u32 rank)
+struct cosched_ep *cosched_ep_lookup(kuid_t owner, u64 job_id, u32 rank)
 {
 	struct cosched_ep *ep;
 
 	rcu_read_lock();
-	ep = cosched_key_find(job_id, rank);
+	ep = cosched_key_find(owner, job_id, rank);
 	if (ep && !refcount_inc_not_zero(&ep->ref))
 		ep = NULL;
 	rcu_read_unlock();
@@ -164,7 +199,8 @@ static void cosched_ep_free_rcu(struct rcu_head *head)
 
 	__free_page(ep->ctrl_page);
 	cosched_ring_free(ep);
-	put_task_struct(ep->owner);
+	cosched_task_put(ep->task);
+	cosched_user_put(ep->user);
 	cosched_job_put(ep->job);
 	kfree(ep);
 }
@@ -177,79 +213,104 @@ void cosched_ep_put(struct cosched_ep *ep)
 
 /**
  * cosched_ep_create() - create an endpoint owned by current
- * @job_id: the job, not 0
+ * @job_id: the job, not 0: a job of current's effective uid
  * @rank: the rank, below COSCHED_MAX_RANKS
  *
  * Return: the endpoint holding one reference for the caller, or
- * ERR_PTR(-EEXIST) if the rank is taken, -EPERM if the job belongs to
- * another user, -ENOMEM.
+ * ERR_PTR(-EEXIST) if the rank is taken, -EUSERS if the user has
+ * user_max_endpoints endpoints already, -ENOMEM.
  */
 struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 {
+	kuid_t owner = current_euid();
 	struct cosched_job *job;
 	struct cosched_ep *ep;
 	int ret;
 
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 	if (!ep)
 		return ERR_PTR(-ENOMEM);
-	ep->ctrl_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	ret = cosched_user_add_ep(owner, ep);
+	if (ret)
+		goto err_free;
+	ep->ctrl_page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!ep->ctrl_page) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_user;
 	}
 	ep->ctrl = page_address(ep->ctrl_page);
 	ep->rank = rank;
-	ep->owner = get_task_struct(current);
-	ep->owner_uid = current_euid();
 	refcount_set(&ep->ref, 1);
 	spin_lock_init(&ep->arrive_lock);
 	init_waitqueue_head(&ep->wq);
-	raw_spin_lock_init(&ep->acct_lock);
 	cosched_hooks_ep_init(ep);
-	ret = cosched_ep_prio_init(ep);
-	if (ret)
-		goto err_task;
 	ret = cosched_ring_alloc(ep);
 	if (ret)
-		goto err_prio;
+		goto err_page;
+	ep->task = cosched_task_get_current();
+	if (IS_ERR(ep->task)) {
+		ret = PTR_ERR(ep->task);
+		goto err_ring;
+	}
 
 	mutex_lock(&cosched_mutex);
 	rcu_read_lock();
-	ret = cosched_key_find(job_id, rank) ? -EEXIST : 0;
+	ret = cosched_key_find(owner, job_id, rank) ? -EEXIST : 0;
 	rcu_read_unlock();
 	if (ret)
 		goto err_unlock;
-	job = cosched_job_get_or_create(job_id);
+	job = cosched_job_get_or_create(owner, job_id);
 	if (IS_ERR(job)) {
 		ret = PTR_ERR(job);
 		goto err_unlock;
 	}
 	ep->job = job;
 	job->nr_endpoints++;
+	mutex_lock(&job->eps_lock);
+	list_add_tail(&ep->job_node, &job->eps);
+	mutex_unlock(&job->eps_lock);
 	ep->id = atomic64_inc_return(&cosched_next_id);
 	ep->ctrl->endpoint_id = ep->id;
 	ep->ring->endpoint_id = ep->id;
-	ep->ctrl->on_cpu = 1;
-	ep->ring->on_cpu = 1;
-	ep->ctrl->cpu = raw_smp_processor_id();
 	cosched_ctrl_publish_policy(ep);
+	/*
+	 * Complete now: list it where others may find it.  A record that
+	 * retired meanwhile (its last endpoint destroyed by another task)
+	 * is replaced.
+	 */
+	while (!cosched_task_add_ep(ep->task, ep)) {
+		struct cosched_task *t = cosched_task_get_current();
+
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			mutex_lock(&job->eps_lock);
+			list_del(&ep->job_node);
+			mutex_unlock(&job->eps_lock);
+			cosched_job_leave(job);
+			cosched_job_put(job);
+			goto err_unlock;
+		}
+		cosched_task_put(ep->task);
+		ep->task = t;
+	}
+	cosched_user_list_ep(ep);
 	hash_add_rcu(cosched_ep_keys, &ep->key_node,
-		     cosched_key_hash(job_id, rank));
-	list_add_tail(&ep->node, &cosched_endpoints);
-	cosched_oncpu_track(ep);
+		     cosched_key_hash(owner, job_id, rank));
+	list_add_tail_rcu(&ep->node, &cosched_endpoints);
 	atomic_inc(&cosched_nr_endpoints);
 	mutex_unlock(&cosched_mutex);
 	return ep;
 
 err_unlock:
 	mutex_unlock(&cosched_mutex);
+	cosched_task_put_unused(ep->task);
+err_ring:
 	cosched_ring_free(ep);
-err_prio:
-	cosched_ep_prio_release(ep);
-err_task:
-	put_task_struct(ep->owner);
+err_page:
 	__free_page(ep->ctrl_page);
+err_user:
+	cosched_user_del_ep(ep);
+	cosched_user_put(ep->user);
 err_free:
 	kfree(ep);
 	return ERR_PTR(ret);
@@ -287,11 +348,10 @@ static void cosched_job_peer_lost(struct cosched_ep *lost)
 {
 	struct cosched_ep *ep;
 
-	lockdep_assert_held(&cosched_mutex);
-	list_for_each_entry(ep, &cosched_endpoints, node) {
-		if (ep->job != lost->job)
-			continue;
-		WRITE_ONCE(ep->ctrl->peers_lost, ep->ctrl->peers_lost + 1);
+	lockdep_assert_held(&lost->job->eps_lock);
+	list_for_each_entry(ep, &lost->job->eps, job_node) {
+		WRITE_ONCE(ep->ctrl->peers_lost,
+			   atomic_inc_return(&ep->peers_lost));
 		/* Pairs with the barrier implied by prepare_to_wait(). */
 		smp_mb();
 		wake_up_all(&ep->wq);
@@ -315,19 +375,26 @@ void cosched_ep_destroy(struct cosched_ep *ep, bool orderly)
 	cosched_hooks_ep_release(ep);
 	mutex_lock(&cosched_mutex);
 	hash_del_rcu(&ep->key_node);
-	list_del(&ep->node);
-	cosched_oncpu_untrack(ep);
-	WRITE_ONCE(ep->ring->on_cpu, 0);
-	WRITE_ONCE(ep->ring->flags, orderly ? COSCHED_RING_CLOSED :
-					      COSCHED_RING_LOST);
-	if (!orderly)
-		cosched_job_peer_lost(ep);
+	list_del_rcu(&ep->node);
 	cosched_job_leave(ep->job);
 	atomic_dec(&cosched_nr_endpoints);
 	mutex_unlock(&cosched_mutex);
 
-	/* Marks the endpoint dead: no boost or lowering can start after. */
+	/* The job's own lock: an exit walks its job, nothing global. */
+	mutex_lock(&ep->job->eps_lock);
+	list_del(&ep->job_node);
+	WRITE_ONCE(ep->ring->flags, orderly ? COSCHED_RING_CLOSED :
+					      COSCHED_RING_LOST);
+	if (!orderly)
+		cosched_job_peer_lost(ep);
+	mutex_unlock(&ep->job->eps_lock);
+
+	/* No boost or lowering for it can start after this. */
+	WRITE_ONCE(ep->dead, true);
 	cosched_ep_prio_release(ep);
+	cosched_task_del_ep(ep->task, ep);
+	cosched_user_del_ep(ep);
+	WRITE_ONCE(ep->ring->on_cpu, 0);
 	cosched_set_state(ep, COSCHED_STATE_DEAD, true);
 	wake_up_all(&ep->wq);
 	cosched_poll_wake(ep, EPOLLHUP);

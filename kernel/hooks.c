@@ -15,10 +15,12 @@
  * built-in path needs no BTF and behaves the same on every kernel;
  * unregistered sockets, rings and channels do not pay anything.
  *
- * Where module BTF exists, BPF programs (bpf/arrival.bpf.c) may report the
- * same events through the kfuncs below instead; the built-in path is then
- * switched off with the builtin_hooks parameter.  Both end in
- * cosched_hook_signal().
+ * Where module BTF exists, BPF programs (bpf/hooks/arrival.bpf.c) may report
+ * data on TCP sockets and io_uring completions through the kfuncs below
+ * instead; with the builtin_hooks parameter off, the built-in path leaves
+ * those two to them and still reports everything they do not see: new
+ * connections on listening sockets, end of stream, socket errors, and
+ * verbs completion channels.  Both end in cosched_hook_signal().
  *
  * An arrival is seen in the waker's context (softirq, or any context that
  * completes io_uring requests).  It is announced there at once: the count
@@ -51,6 +53,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include "cosched.h"
 
@@ -80,7 +83,7 @@ static const struct file_operations *cosched_uring_fops;
 static bool cosched_builtin_hooks = true;
 module_param_named(builtin_hooks, cosched_builtin_hooks, bool, 0644);
 MODULE_PARM_DESC(builtin_hooks,
-		 "Report arrivals on registered sockets and rings from their poll queues (off while BPF hooks are attached)");
+		 "Report TCP data and io_uring completions from poll queues too (off while BPF hooks report them; other events are always reported)");
 
 static void cosched_hook_reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cosched_hook_reaper, cosched_hook_reap_fn);
@@ -111,6 +114,27 @@ static void cosched_hook_signal(struct cosched_ep *ep)
 		cosched_ep_put(ep);
 }
 
+/*
+ * Whether the BPF hooks report this wake-up: data queued on a connected
+ * TCP socket (tcp_data_ready(), which wakes with EPOLLIN and no hang-up or
+ * error bit) and io_uring completions.  A listening socket's new
+ * connection, an end of stream (a wake-up without a mask) and errors
+ * never pass tcp_data_ready().
+ */
+static bool cosched_hook_bpf_sees(struct cosched_hook *h, __poll_t mask)
+{
+	switch (h->kind) {
+	case COSCHED_HOOK_TCP:
+		return (mask & EPOLLIN) &&
+		       !(mask & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
+		       READ_ONCE(((const struct sock *)h->key)->sk_state) != TCP_LISTEN;
+	case COSCHED_HOOK_IO_URING:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The poll queue's wake-up: under its lock, in the waker's context. */
 static int cosched_hook_wake(wait_queue_entry_t *wait, unsigned int mode,
 			     int sync, void *key)
@@ -118,11 +142,11 @@ static int cosched_hook_wake(wait_queue_entry_t *wait, unsigned int mode,
 	struct cosched_hook *h = container_of(wait, struct cosched_hook, wait);
 	__poll_t mask = key_to_poll(key);
 
-	if (!READ_ONCE(cosched_builtin_hooks))
-		return 0;
 	/* Only write space: nothing arrived. */
 	if (mask && !(mask & (EPOLLIN | EPOLLRDNORM | EPOLLRDHUP |
 			      EPOLLHUP | EPOLLERR)))
+		return 0;
+	if (!READ_ONCE(cosched_builtin_hooks) && cosched_hook_bpf_sees(h, mask))
 		return 0;
 	cosched_hook_signal(h->ep);
 	return 0;

@@ -3,28 +3,33 @@
  * The periodic examiner of pb, pbt, pb-sb and pb-sy (thesis 6.1.5-6.1.6).
  *
  * Every pb_period_us it looks at each node's (CPU's) endpoints, reading
- * pending = arrivals - consumed from the control pages, and boosts one
- * per CPU.  It adds nothing to the message path: arrivals only bump a
- * counter.  An hrtimer keeps the period exact; the examination runs on
- * the module's real-time worker because boosting may sleep.
+ * pending = arrivals - consumed, and boosts one per CPU.  It adds
+ * nothing to the message path: arrivals only bump a counter.  An hrtimer
+ * keeps the period exact; the examination runs on the module's worker
+ * because boosting may sleep.  It walks the endpoints under RCU, taking
+ * no lock that an endpoint's creation or destruction holds, and the CPU
+ * it files an endpoint under is the kernel's own record of where the
+ * owner last ran.
  */
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
 
 #include "cosched.h"
+#include "task.h"
+#include "user.h"
 
 static struct hrtimer cosched_pb_timer;
 static struct kthread_work cosched_pb_work;
 static DEFINE_MUTEX(cosched_pb_lock);	/* timer start and stop */
 static bool cosched_pb_running;
-/* Per CPU, under cosched_mutex: round-robin position and the pick. */
+/* Per CPU, the examiner's own: round-robin position and the pick. */
 static u64 *cosched_pb_cursor;
 static struct cosched_ep **cosched_pb_pick;
 
 static bool cosched_ep_blocked(struct cosched_ep *ep)
 {
-	return atomic_read(&ep->nr_waiters) || READ_ONCE(ep->woken);
+	return atomic_read(&ep->nr_waiters) || READ_ONCE(ep->task->woken);
 }
 
 /* Sort key: lower wins; ties keep the endpoint met first (lower id). */
@@ -52,12 +57,18 @@ static void cosched_pb_examine(struct kthread_work *work)
 	if (pol->on_arrival != COSCHED_ON_ARRIVAL_PERIODIC)
 		return;
 
-	mutex_lock(&cosched_mutex);
-	list_for_each_entry(ep, &cosched_endpoints, node) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(ep, &cosched_endpoints, node) {
 		struct cosched_ep *best;
+		bool ring = cosched_ring_pending(ep);
 
-		cpu = READ_ONCE(ep->ctrl->cpu);
-		if (cpu >= nr_cpu_ids || !cosched_pending(ep))
+		/* pbt's order: when the kernel first saw the ring pending. */
+		if (!ring)
+			WRITE_ONCE(ep->ring_seen_ns, 0);
+		else if (!ep->ring_seen_ns)
+			WRITE_ONCE(ep->ring_seen_ns, ktime_get_ns());
+		cpu = cosched_task_cpu(ep->task);
+		if (READ_ONCE(ep->dead) || !cosched_pending(ep))
 			continue;
 		best = cosched_pb_pick[cpu];
 		if (!best ||
@@ -69,12 +80,15 @@ static void cosched_pb_examine(struct kthread_work *work)
 		ep = cosched_pb_pick[cpu];
 		if (!ep)
 			continue;
-		cosched_ep_get(ep);
+		if (!refcount_inc_not_zero(&ep->ref)) {
+			cosched_pb_pick[cpu] = NULL;
+			continue;
+		}
 		cosched_pb_cursor[cpu] = ep->id;
 	}
-	mutex_unlock(&cosched_mutex);
+	rcu_read_unlock();
 
-	/* Boost outside cosched_mutex: it may sleep on the scheduler. */
+	/* Boost outside the RCU section: it may sleep on the scheduler. */
 	for_each_possible_cpu(cpu) {
 		ep = cosched_pb_pick[cpu];
 		if (!ep)
@@ -89,27 +103,33 @@ static void cosched_pb_examine(struct kthread_work *work)
  * cosched_pick_local() - the spin-yield target for @self
  * @self: the yielding endpoint
  *
+ * Only endpoints of @self's user are candidates: those are the ones its
+ * owner may boost, and the walk is bounded by user_max_endpoints
+ * whatever other users make.
+ *
  * Return: the endpoint, other than @self, whose owner last ran on
- * @self's CPU, that has a pending message (the newest one of all) and
- * that the caller may boost, with a reference; or NULL.
+ * @self's owner's CPU, that has a pending message (the newest one of
+ * all) and that the caller may boost, with a reference; or NULL.
  */
 struct cosched_ep *cosched_pick_local(struct cosched_ep *self)
 {
-	unsigned int cpu = READ_ONCE(self->ctrl->cpu);
+	unsigned int cpu = cosched_task_cpu(self->task);
 	struct cosched_ep *ep, *best = NULL;
 
-	mutex_lock(&cosched_mutex);
-	list_for_each_entry(ep, &cosched_endpoints, node) {
-		if (ep == self || READ_ONCE(ep->ctrl->cpu) != cpu ||
-		    !cosched_pending(ep) || !cosched_may_steer(ep))
+	rcu_read_lock();
+	list_for_each_entry_rcu(ep, &self->user->eps, user_node) {
+		if (ep == self || ep->task == self->task ||
+		    cosched_task_cpu(ep->task) != cpu ||
+		    READ_ONCE(ep->dead) || !cosched_pending(ep) ||
+		    !cosched_may_steer_noaudit(ep))
 			continue;
 		if (!best ||
 		    cosched_last_arrival(ep) > cosched_last_arrival(best))
 			best = ep;
 	}
-	if (best)
-		cosched_ep_get(best);
-	mutex_unlock(&cosched_mutex);
+	if (best && !refcount_inc_not_zero(&best->ref))
+		best = NULL;
+	rcu_read_unlock();
 	return best;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/wait.h>
 
 #include "cosched.h"
+#include "task.h"
 #include "trace.h"
 
 const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
@@ -83,9 +84,11 @@ bool cosched_arrive_notify(struct cosched_ep *ep, u32 count)
 	bool on_cpu;
 
 	spin_lock_irqsave(&ep->arrive_lock, flags);
-	arrivals = ep->ctrl->arrivals + count;
-	WRITE_ONCE(ep->ctrl->last_arrival_ns, ktime_get_ns());
-	/* A reader that sees the new count sees its time. */
+	arrivals = ep->arrivals + count;
+	WRITE_ONCE(ep->last_arrival_ns, ktime_get_ns());
+	WRITE_ONCE(ep->arrivals, arrivals);
+	WRITE_ONCE(ep->ctrl->last_arrival_ns, ep->last_arrival_ns);
+	/* In the mirror, a reader that sees the new count sees its time. */
 	smp_wmb();
 	WRITE_ONCE(ep->ctrl->arrivals, arrivals);
 	spin_unlock_irqrestore(&ep->arrive_lock, flags);
@@ -93,17 +96,24 @@ bool cosched_arrive_notify(struct cosched_ep *ep, u32 count)
 
 	/* Pairs with the barrier in cosched_lower() and the waiter's. */
 	smp_mb();
-	on_cpu = READ_ONCE(ep->ctrl->on_cpu);
+	on_cpu = cosched_task_on_cpu(ep->task);
 	trace_cosched_arrival(ep->job->id, ep->rank, count, arrivals, on_cpu);
 	/* The smp_mb() above orders the count before this test. */
 	if (waitqueue_active(&ep->wq)) {
-		WRITE_ONCE(ep->woken, true);
+		WRITE_ONCE(ep->task->woken, true);
 		wake_up_interruptible_all(&ep->wq);
 	}
 	cosched_poll_wake(ep, EPOLLIN | EPOLLRDNORM);
-	return READ_ONCE(ep->prio_state) == COSCHED_PRIO_LOWERED ||
-	       (cosched_active_policy()->on_arrival ==
-		COSCHED_ON_ARRIVAL_BOOST && !on_cpu);
+	if (cosched_lowered_for(ep))
+		return true;
+	if (cosched_active_policy()->on_arrival != COSCHED_ON_ARRIVAL_BOOST)
+		return false;
+	if (on_cpu) {
+		/* Boosted if preempted before it reads (cosched_task_preempted()). */
+		WRITE_ONCE(ep->task->arrival_unboosted, true);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -118,15 +128,11 @@ bool cosched_arrive_notify(struct cosched_ep *ep, u32 count)
  */
 void cosched_arrive_steer(struct cosched_ep *ep)
 {
-	u64 arrivals = READ_ONCE(ep->ctrl->arrivals);
-
-	if (READ_ONCE(ep->prio_state) == COSCHED_PRIO_LOWERED)
+	if (cosched_lowered_for(ep))
 		cosched_unlower(ep);
 	if (cosched_active_policy()->on_arrival != COSCHED_ON_ARRIVAL_BOOST ||
-	    READ_ONCE(ep->ctrl->on_cpu) ||
-	    arrivals == READ_ONCE(ep->ctrl->consumed))
+	    cosched_task_on_cpu(ep->task) || !cosched_pending(ep))
 		return;
-	WRITE_ONCE(ep->boost_seen, arrivals);
 	cosched_boost(ep, COSCHED_BOOST_ARRIVAL);
 }
 
@@ -143,44 +149,15 @@ void cosched_arrive(struct cosched_ep *ep, u32 count)
 		cosched_arrive_steer(ep);
 }
 
-/**
- * cosched_preempted() - the owner lost its CPU while still runnable
- * @ep: the endpoint; called by the sched_switch probe, with the
- *	runqueue lock and @ep->acct_lock held
- *
- * Under a dcs policy an arrival gets no boost while its receiver is on
- * a CPU, since the receiver is about to see it.  But the receiver may
- * be preempted first: a TCP message that libcosched receives through
- * io_uring, for one, becomes visible only after the receiver has run
- * the kernel's task work, and a tick can take the CPU away before.  A
- * receiver preempted with arrivals it has not consumed, none of them
- * boosted for yet, is then boosted as if they had arrived now: once per
- * arrival count, and within the job's budget like any boost.  Nothing
- * here may wake a task, so an hrtimer hands the boost to the worker.
- */
-void cosched_preempted(struct cosched_ep *ep)
-{
-	u64 arrivals = READ_ONCE(ep->ctrl->arrivals);
-
-	if (cosched_active_policy()->on_arrival != COSCHED_ON_ARRIVAL_BOOST ||
-	    arrivals == READ_ONCE(ep->ctrl->consumed) ||
-	    arrivals == READ_ONCE(ep->boost_seen) ||
-	    READ_ONCE(ep->prio_state) != COSCHED_PRIO_OWN)
-		return;
-	WRITE_ONCE(ep->boost_seen, arrivals);
-	hrtimer_start(&ep->reboost_timer, 0, HRTIMER_MODE_REL);
-}
-
 /* A peer of the job went away that the owner has not yet been told of. */
 bool cosched_peer_lost_unseen(struct cosched_ep *ep)
 {
-	return READ_ONCE(ep->ctrl->peers_lost) !=
-	       READ_ONCE(ep->ctrl->lost_seen);
+	return atomic_read(&ep->peers_lost) != READ_ONCE(ep->ctrl->lost_seen);
 }
 
 static bool cosched_wait_done(struct cosched_ep *ep, u64 seen)
 {
-	return READ_ONCE(ep->ctrl->arrivals) != seen || READ_ONCE(ep->dead) ||
+	return cosched_arrivals(ep) != seen || READ_ONCE(ep->dead) ||
 	       cosched_peer_lost_unseen(ep);
 }
 
@@ -189,7 +166,7 @@ static int cosched_wait_result(struct cosched_ep *ep, u64 seen)
 {
 	if (READ_ONCE(ep->dead))
 		return -EIDRM;
-	if (READ_ONCE(ep->ctrl->arrivals) != seen)
+	if (cosched_arrivals(ep) != seen)
 		return 0;
 	return -ECONNRESET;
 }
@@ -214,7 +191,7 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	if (cosched_wait_done(ep, w->seen))
 		return cosched_wait_result(ep, w->seen);
 	/* Going to sleep: a boost has nothing left to do. */
-	if (current == ep->owner)
+	if (current == ep->task->task)
 		cosched_prio_restore(ep);
 
 	if (atomic_inc_return(&ep->nr_waiters) == 1)
@@ -222,9 +199,11 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	cosched_count(ep, COSCHED_CNT_BLOCKS, 1);
 	trace_cosched_block(ep->job->id, ep->rank, current->pid);
 	if (w->timeout_ns)
+		/* Clamped, so that no u64 becomes a negative ktime. */
 		ret = wait_event_interruptible_hrtimeout(ep->wq,
 							 cosched_wait_done(ep, w->seen),
-							 ns_to_ktime(w->timeout_ns));
+							 ns_to_ktime(min_t(u64, w->timeout_ns,
+									   KTIME_MAX)));
 	else
 		ret = wait_event_interruptible(ep->wq,
 					       cosched_wait_done(ep, w->seen));
@@ -263,7 +242,7 @@ int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y)
 
 	y->lowered = 0;
 	y->target_id = 0;
-	if (READ_ONCE(ep->ctrl->arrivals) != y->seen ||
+	if (cosched_arrivals(ep) != y->seen ||
 	    (y->flags & COSCHED_YIELD_END)) {
 		/* The message is here: end a yield made for it. */
 		cosched_unlower(ep);

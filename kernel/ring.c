@@ -33,8 +33,8 @@ int cosched_ring_alloc(struct cosched_ep *ep)
 	u32 data = cosched_ring_data_bytes();
 	struct cosched_ring *ring;
 
-	/* Zeroed, and marked for remap_vmalloc_range(). */
-	ring = vmalloc_user(PAGE_SIZE + data);
+	/* Charged to the creator's memory cgroup, like the endpoint. */
+	ring = __vmalloc(PAGE_SIZE + data, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!ring)
 		return -ENOMEM;
 	ring->data_size = data;
@@ -57,9 +57,20 @@ bool cosched_ring_pending(struct cosched_ep *ep)
 	return READ_ONCE(ep->ring->tail) != READ_ONCE(ep->ring->head);
 }
 
-u64 cosched_ring_last_send(struct cosched_ep *ep)
+/* Map the ring's pages, one by one: a vmalloc area is not contiguous. */
+static int cosched_ring_insert(struct vm_area_struct *vma, void *ring,
+			       unsigned long len)
 {
-	return READ_ONCE(ep->ring->last_send_ns);
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(ring + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Every mapping holds a reference on the ring's endpoint. */
@@ -96,7 +107,7 @@ int cosched_ring_mmap(struct cosched_ep *self, struct vm_area_struct *vma)
 
 	if (offset != COSCHED_RING_OFFSET(rank) || rank >= COSCHED_MAX_RANKS)
 		return -EINVAL;
-	target = cosched_ep_lookup(self->job->id, rank);
+	target = cosched_ep_lookup(self->job->owner, self->job->id, rank);
 	if (!target)
 		return -ENOENT;
 	ret = -EPERM;
@@ -105,7 +116,7 @@ int cosched_ring_mmap(struct cosched_ep *self, struct vm_area_struct *vma)
 	ret = -EINVAL;
 	if (len != PAGE_SIZE && len != PAGE_SIZE + target->ring_data)
 		goto err;
-	ret = remap_vmalloc_range(vma, target->ring, 0);
+	ret = cosched_ring_insert(vma, target->ring, len);
 	if (ret)
 		goto err;
 	/* The lookup's reference now belongs to the mapping. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/cosched: the tunables, the module's counters in stats/ and
- * one directory per live job in jobs/<job id>/.
+ * one directory per live job in jobs/<owner uid>-<job id>/.
  */
 #include <linux/cred.h>
 #include <linux/kobject.h>
@@ -61,6 +61,10 @@ TUNABLE_ATTR(budget_pct, COSCHED_T_BUDGET_PCT);
 TUNABLE_ATTR(budget_window_ms, COSCHED_T_BUDGET_WINDOW_MS);
 TUNABLE_ATTR(boost_mech, COSCHED_T_BOOST_MECH);
 TUNABLE_ATTR(ring_kb, COSCHED_T_RING_KB);
+TUNABLE_ATTR(user_budget_pct, COSCHED_T_USER_BUDGET_PCT);
+TUNABLE_ATTR(cpu_budget_pct, COSCHED_T_CPU_BUDGET_PCT);
+TUNABLE_ATTR(global_budget_pct, COSCHED_T_GLOBAL_BUDGET_PCT);
+TUNABLE_ATTR(user_max_endpoints, COSCHED_T_USER_MAX_ENDPOINTS);
 
 static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_policy.kattr.attr,
@@ -71,6 +75,10 @@ static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_budget_window_ms.kattr.attr,
 	&tunable_boost_mech.kattr.attr,
 	&tunable_ring_kb.kattr.attr,
+	&tunable_user_budget_pct.kattr.attr,
+	&tunable_cpu_budget_pct.kattr.attr,
+	&tunable_global_budget_pct.kattr.attr,
+	&tunable_user_max_endpoints.kattr.attr,
 	NULL,
 };
 
@@ -206,6 +214,7 @@ static const struct attribute_group *cosched_job_groups[] = {
 /* Runs when the last endpoint of the job is freed (RCU callback). */
 static void cosched_job_release(struct kobject *kobj)
 {
+	mutex_destroy(&to_job(kobj)->eps_lock);
 	kfree(to_job(kobj));
 }
 
@@ -229,7 +238,8 @@ int cosched_job_sysfs_add(struct cosched_job *job)
 	int ret;
 
 	ret = kobject_init_and_add(&job->kobj, &cosched_job_ktype,
-				   cosched_jobs_kobj, "%llu", job->id);
+				   cosched_jobs_kobj, "%u-%llu",
+				   from_kuid(&init_user_ns, job->owner), job->id);
 	if (ret)
 		kobject_put(&job->kobj);
 	return ret;

@@ -20,6 +20,10 @@ const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_BUDGET_WINDOW_MS]	= "budget_window_ms",
 	[COSCHED_T_BOOST_MECH]		= "boost_mech",
 	[COSCHED_T_RING_KB]		= "ring_kb",
+	[COSCHED_T_USER_BUDGET_PCT]	= "user_budget_pct",
+	[COSCHED_T_CPU_BUDGET_PCT]	= "cpu_budget_pct",
+	[COSCHED_T_GLOBAL_BUDGET_PCT]	= "global_budget_pct",
+	[COSCHED_T_USER_MAX_ENDPOINTS]	= "user_max_endpoints",
 };
 
 /* Numeric ranges; the two named tunables are indexes into name lists. */
@@ -34,6 +38,10 @@ static const struct {
 	[COSCHED_T_BUDGET_WINDOW_MS]	= { 10, 10000 },
 	[COSCHED_T_BOOST_MECH]		= { 0, COSCHED_NR_MECHS - 1 },
 	[COSCHED_T_RING_KB]		= { 4, 65536 },
+	[COSCHED_T_USER_BUDGET_PCT]	= { 0, 100 },
+	[COSCHED_T_CPU_BUDGET_PCT]	= { 0, 90 },
+	[COSCHED_T_GLOBAL_BUDGET_PCT]	= { 0, 90 },
+	[COSCHED_T_USER_MAX_ENDPOINTS]	= { 1, 1000000 },
 };
 
 unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
@@ -45,6 +53,10 @@ unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_BUDGET_WINDOW_MS]	= 100,
 	[COSCHED_T_BOOST_MECH]		= COSCHED_MECH_FIFO,
 	[COSCHED_T_RING_KB]		= 256,
+	[COSCHED_T_USER_BUDGET_PCT]	= 60,
+	[COSCHED_T_CPU_BUDGET_PCT]	= 50,
+	[COSCHED_T_GLOBAL_BUDGET_PCT]	= 50,
+	[COSCHED_T_USER_MAX_ENDPOINTS]	= 256,
 };
 
 static int cosched_name_index(const char * const *names, unsigned int n,
@@ -221,7 +233,23 @@ MODULE_PARM_DESC(boost_us, "longest boost, us, 10-100000 (default 2000)");
 module_param_cb(budget_pct, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_BUDGET_PCT], 0444);
 MODULE_PARM_DESC(budget_pct,
-		 "boosted CPU share per endpoint and window, %, 0-100 (default 30)");
+		 "boosted CPU time per job and window, % of one CPU, 0-100 (default 30)");
+module_param_cb(user_budget_pct, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_USER_BUDGET_PCT], 0444);
+MODULE_PARM_DESC(user_budget_pct,
+		 "boosted CPU time per user and window, % of one CPU, 0-100 (default 60)");
+module_param_cb(cpu_budget_pct, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_CPU_BUDGET_PCT], 0444);
+MODULE_PARM_DESC(cpu_budget_pct,
+		 "boosted time per CPU and window, %, 0-90 (default 50)");
+module_param_cb(global_budget_pct, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_GLOBAL_BUDGET_PCT], 0444);
+MODULE_PARM_DESC(global_budget_pct,
+		 "boosted time of the node per window, % of all online CPUs, 0-90 (default 50)");
+module_param_cb(user_max_endpoints, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_USER_MAX_ENDPOINTS], 0444);
+MODULE_PARM_DESC(user_max_endpoints,
+		 "endpoints one user may have at once, 1-1000000 (default 256)");
 module_param_cb(budget_window_ms, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_BUDGET_WINDOW_MS], 0444);
 MODULE_PARM_DESC(budget_window_ms, "budget window, ms, 10-10000 (default 100)");

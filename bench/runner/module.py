@@ -61,7 +61,10 @@ class Module:
         except BenchError as e:
             log(f"run-mix: {e}")
         if self.loaded_by_us:
-            p = subprocess.run(["rmmod", "cosched"], capture_output=True, text=True)
+            # Waits while a task that owned endpoints is still leaving.
+            unload = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "..", "..", "scripts", "rmmod-cosched")
+            p = subprocess.run([unload], capture_output=True, text=True)
             if p.returncode != 0:
                 log(f"run-mix: rmmod cosched: {p.stderr.strip()}")
 

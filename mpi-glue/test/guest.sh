@@ -200,7 +200,7 @@ for m in $MPIS; do
 	done
 
 	# Without the module: one warning for the job, the same results.
-	rmmod cosched
+	"$ROOT/scripts/rmmod-cosched"
 	job nomod-suite-$m -m $m -n 2 "$T/suite.$m"
 	check $? "$m no module: suite exits 0"
 	cmp -s "$W/ref-suite-$m.out" "$W/nomod-suite-$m.out"

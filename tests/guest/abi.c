@@ -50,7 +50,7 @@ static void test_device_node(void)
 	if (!ok(stat(COSCHED_DEVICE, &st) == 0, "device node exists"))
 		return;
 	ok(S_ISCHR(st.st_mode), "device node is a character device");
-	expect_eq(st.st_mode & 07777, 0666, "device node mode 0666");
+	expect_eq(st.st_mode & 07777, 0660, "device node mode 0660");
 }
 
 static void test_info(void)

@@ -52,7 +52,7 @@ bpftool prog show 2>/dev/null | grep -E "cosched_(tcp|ring)" | sed 's/^/# /'
 sed 's/^/#   /' /tmp/hooks-bpf.out
 tap "$([ $rc = 0 ] && echo 1)" "hooks test with the BPF path (-B)" "exit $rc"
 
-rmmod cosched 2>/dev/null
+"$(dirname "$0")/../../scripts/rmmod-cosched" -q
 tap "$([ -d /sys/module/cosched ] && echo 1)" "rmmod refused while BPF programs use the kfuncs" ""
 
 out=$($H detach 2>&1); rc=$?
@@ -67,7 +67,7 @@ i=0
 while [ $i -lt 50 ] && bpftool prog show 2>/dev/null | grep -q cosched_tcp; do
 	sleep 0.1; i=$((i + 1))
 done
-rmmod cosched
+"$(dirname "$0")/../../scripts/rmmod-cosched"
 tap "$([ ! -d /sys/module/cosched ] && echo 1)" "rmmod after detach" ""
 insmod "$KO"
 echo "1..$num"

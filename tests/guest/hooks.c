@@ -300,6 +300,57 @@ static void test_tcp_wakes_waiter(void)
 }
 
 /*
+ * builtin_hooks=0 (what cosched-hooks attach sets) leaves the BPF hooks
+ * only what they report: data on connected TCP sockets.  A new connection
+ * on a listening socket and an end of stream never pass tcp_data_ready(),
+ * so the built-in path must still report them.
+ */
+static void test_builtin_kinds(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int l = socket(AF_INET, SOCK_STREAM, 0), c, a;
+	char buf[16];
+	struct ep ep;
+	u64 before;
+
+	if (l < 0 || bind(l, (void *)&sin, sizeof(sin)) || listen(l, 4) ||
+	    getsockname(l, (void *)&sin, &len))
+		bail("listen: %s", strerror(errno));
+	ep_must_open(&ep, JOB + 7, 0);
+	expect_neg(reg(ep.fd, l, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a listening socket");
+	param_set("0");
+	before = RD(ep.ctrl->arrivals);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0 || connect(c, (void *)&sin, sizeof(sin)))
+		bail("connect: %s", strerror(errno));
+	ok(poll_until(RD(ep.ctrl->arrivals) != before, 2000),
+	   "builtin_hooks=0: a new connection on a listening socket arrives");
+	a = accept(l, NULL, NULL);
+	if (a < 0)
+		bail("accept: %s", strerror(errno));
+	expect_neg(reg(ep.fd, a, COSCHED_HOOK_TCP), 0,
+		   "REGISTER the accepted socket");
+	before = RD(ep.ctrl->arrivals);
+	if (send(c, "x", 1, 0) != 1)
+		bail("send");
+	sleep_ns(200000000);
+	expect_eq(RD(ep.ctrl->arrivals), before,
+		  "builtin_hooks=0: data is left to the BPF hooks");
+	recv(a, buf, sizeof(buf), MSG_DONTWAIT);
+	before = RD(ep.ctrl->arrivals);
+	close(c);
+	ok(poll_until(RD(ep.ctrl->arrivals) != before, 2000),
+	   "builtin_hooks=0: the end of stream arrives");
+	param_set("1");
+	close(a);
+	close(l);
+	ep_close(&ep);
+}
+
+/*
  * The same arrivals seen by poll() on the endpoint's file: announced from
  * the sender's softirq, which skips the poll queue when it looks empty,
  * so a lost wake-up here times out.
@@ -726,8 +777,10 @@ int main(int argc, char **argv)
 	test_tcp_wakes_waiter();
 	test_tcp_wakes_poller();
 	test_uring_wakes_waiter();
-	if (!bpf_mode)
+	if (!bpf_mode) {
+		test_builtin_kinds();
 		test_lifetime();
+	}
 	if (wn > 0)
 		test_wake_latency(wn);
 	if (n > 0 && rounds > 0)

@@ -97,7 +97,8 @@ static u64 job_blocks(u64 job)
 {
 	char rel[128], buf[32];
 
-	snprintf(rel, sizeof(rel), "jobs/%llu/blocks", (unsigned long long)job);
+	snprintf(rel, sizeof(rel), "jobs/%u-%llu/blocks", geteuid(),
+		 (unsigned long long)job);
 	return sysfs_read(rel, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
 }
 

@@ -28,7 +28,7 @@ HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
 HOOKS_N=${HOOKS_N:-350}
 RDMA_N=${RDMA_N:-50}
-ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue fuzz"
+ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb budget lifecycle security pertask trust stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue fuzz"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -47,9 +47,12 @@ spec() {
 	latency)	echo "300 $ROOT/tests/guest/latency.sh $LATENCY_N" ;;
 	yield)		echo "90 $BIN/yield" ;;
 	pb)		echo "90 $BIN/pb" ;;
-	budget)		echo "60 $BIN/budget" ;;
+	budget)		echo "120 $BIN/budget" ;;
+	budget-flood)	echo "90 $BIN/budget flood" ;;
 	lifecycle)	echo "90 $BIN/lifecycle" ;;
 	security)	echo "60 $BIN/security" ;;
+	pertask)	echo "60 $BIN/pertask" ;;
+	trust)		echo "90 $BIN/trust" ;;
 	stress)		echo "180 $BIN/stress -p 16 -i 500" ;;
 	pingpong)	echo "180 $ROOT/build/userlib/guest_pingpong" ;;
 	modes)		echo "180 $ROOT/build/userlib/guest_modes" ;;
@@ -83,9 +86,20 @@ done
 [ -x "$BIN/abi" ] || { echo "run.sh: no test binaries in $BIN (make -C tests/guest on the host)" >&2; exit 2; }
 mkdir -p "$LOGDIR"
 
+# The module may stay busy for a moment after the last close (per-task
+# records are freed after an RCU grace period): retry for two seconds.
+unload() {
+	i=0
+	until rmmod cosched 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 40 ] || { rmmod cosched; return 1; }
+		sleep 0.05
+	done
+}
+
 reload() {
 	if [ -d /sys/module/cosched ]; then
-		rmmod cosched || return 1
+		unload || return 1
 	fi
 	insmod "$KO" || return 1
 	i=0
@@ -93,7 +107,10 @@ reload() {
 		sleep 0.05
 		i=$((i + 1))
 	done
-	[ -e /dev/cosched ]
+	[ -e /dev/cosched ] || return 1
+	# What udev/60-cosched.rules does on a real system: the group that
+	# may use the device (a number: the guest has no /etc/group of its own).
+	chgrp "${COSCHED_TEST_GID:-4242}" /dev/cosched
 }
 
 taint() {

@@ -1,39 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * security: who may join a job and ring whom.  A user (uid 65534, no
- * capabilities) cannot join a job root created or ring root's endpoint,
- * but can create its own job and ring its own endpoints; another user
- * cannot touch that job; root without CAP_SYS_NICE is just another euid;
- * root with CAP_SYS_NICE may ring and join the user's job.
+ * security: who may open the device, whose job an id names, whom a
+ * doorbell reaches, and how many endpoints a user may hold.
+ *  - /dev/cosched is 0660, group COSCHED_TEST_GID: a user outside the
+ *    group gets EACCES at open, one in it may use the device.
+ *  - Jobs are per user: users 65534 and 65533 each make their own
+ *    "job JOB_SHARED" beside root's, none joins or blocks another, and a
+ *    doorbell or ring mmap names the caller's own job only.
+ *  - Reaching an owner is checked against its credentials of the
+ *    moment: once a root-created endpoint's owner has dropped to 65534,
+ *    root without CAP_SYS_NICE may no longer ring it; with it, it may.
+ *  - user_max_endpoints bounds one user's endpoints (EUSERS, nothing
+ *    changed), not another user's; raising it allows more.
  */
 #define _GNU_SOURCE
 #include "check.h"
 
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <stdio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define JOB_ROOT	0x5ec000ull
-#define JOB_USER	0x5ec001ull
+#define JOB_SHARED	0x5ec000ull
+#define JOB_SETUID	0x5ec002ull
+#define JOB_LIMIT	0x5ec003ull
 #define NOBODY		65534
 #define OTHER		65533
+#define LIMIT		4
 
 struct shared {
-	int user_ready, done;
-	u64 user_arrivals;	/* the user's endpoint, after root rang it */
+	int ready, done;
+	int phase;		/* the user_max_endpoints child's steps */
+	u64 eps;		/* stats/endpoints as the child saw it */
 };
 
 static struct shared *sh;
-
-static void become(uid_t uid)
-{
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-		bail("setresuid(%d): %s", uid, strerror(errno));
-}
 
 static void drop_cap_sys_nice(void)
 {
@@ -64,59 +69,85 @@ static bool no_caps(void)
 	return none;
 }
 
-static void user_child(void)
+static void wait_done(void)
 {
-	struct cosched_stats st;
-	struct ep own, own2;
-	u64 id;
-	int fd;
-
-	become(NOBODY);
-	ok(no_caps(), "user: no effective capabilities after setresuid");
-	fd = open(COSCHED_DEVICE, O_RDWR);
-	if (!ok(fd >= 0, "user: can open /dev/cosched (0666)"))
-		_exit(1);
-	expect_neg(ep_create_fd(fd, JOB_ROOT, 1, &id), EPERM,
-		   "user: CREATE in root's job -> EPERM");
-	ok(ep_stats(fd, &st) == -ENXIO,
-	   "user: the EPERM CREATE left the file without endpoint");
-	expect_neg(doorbell(fd, JOB_ROOT, 0, 1), EPERM,
-		   "user: DOORBELL to root's endpoint -> EPERM");
-	expect_neg(doorbell(fd, JOB_ROOT, 9, 1), ENOENT,
-		   "user: DOORBELL to a missing rank of root's job -> ENOENT");
-	close(fd);
-
-	if (!expect_neg(ep_open(&own, JOB_USER, 0), 0, "user: CREATE of its own job"))
-		_exit(1);
-	expect_neg(doorbell(own.fd, JOB_USER, 0, 1), 0, "user: DOORBELL to itself");
-	expect_eq(RD(own.ctrl->arrivals), 1, "user: ... arrives");
-	if (expect_neg(ep_open(&own2, JOB_USER, 1), 0,
-		       "user: CREATE of a second rank in its job")) {
-		expect_neg(doorbell(own2.fd, JOB_USER, 0, 1), 0,
-			   "user: DOORBELL between its own endpoints");
-		ep_close(&own2);
-	}
-	WR(sh->user_ready, 1);
 	while (!RD(sh->done))
 		sleep_ns(1000000);
-	WR(sh->user_arrivals, RD(own.ctrl->arrivals));
+}
+
+static void no_group_child(void)
+{
+	become_user(NOBODY, false);
+	ok(no_caps(), "no group: no effective capabilities");
+	expect_errno(open(COSCHED_DEVICE, O_RDWR), EACCES,
+		     "user outside the device's group: open -> EACCES");
+	_exit(0);
+}
+
+/* The ring of rank @rank of the caller's job, header page only. */
+static int ring_map_err(int fd, u32 rank)
+{
+	void *p = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, COSCHED_RING_OFFSET(rank));
+
+	if (p == MAP_FAILED)
+		return -errno;
+	munmap(p, getpagesize());
+	return 0;
+}
+
+/* A user in the group, using the id root's job has. */
+static void user_child(void)
+{
+	struct ep own;
+
+	become_user(NOBODY, true);
+	if (!expect_neg(ep_open(&own, JOB_SHARED, 0), 0,
+			"user: CREATE (root's job id, rank 0) makes its own job"))
+		_exit(1);
+	expect_neg(doorbell(own.fd, JOB_SHARED, 0, 1), 0,
+		   "user: DOORBELL (that id, 0) reaches its own endpoint");
+	expect_eq(RD(own.ctrl->arrivals), 1, "user: ... arrives at its own");
+	expect_neg(doorbell(own.fd, JOB_SHARED, 9, 1), ENOENT,
+		   "user: DOORBELL (that id, rank only root has) -> ENOENT");
+	expect_neg(ring_map_err(own.fd, 9), ENOENT,
+		   "user: ring mmap of a rank only root's job has -> ENOENT");
+	expect_neg(ring_map_err(own.fd, 0), 0, "user: ring mmap of its own rank");
+	WR(sh->ready, 1);
+	wait_done();
+	/* Its own doorbell only: neither root nor the other user reached it. */
+	expect_eq(RD(own.ctrl->arrivals), 1, "user: nobody else's doorbell arrived");
 	ep_close(&own);
 	_exit(0);
 }
 
 static void other_user_child(void)
 {
-	int fd;
+	struct ep own;
 
-	become(OTHER);
-	fd = dev_open();
-	expect_neg(doorbell(fd, JOB_USER, 0, 1), EPERM,
-		   "other user: DOORBELL to the user's endpoint -> EPERM");
-	expect_neg(ep_create_fd(fd, JOB_USER, 5, NULL), EPERM,
-		   "other user: CREATE in the user's job -> EPERM");
-	expect_neg(ep_create_fd(fd, JOB_USER + 1, 0, NULL), 0,
-		   "other user: CREATE of its own job");
-	close(fd);
+	become_user(OTHER, true);
+	if (!expect_neg(ep_open(&own, JOB_SHARED, 0), 0,
+			"other user: CREATE (the same id, rank 0) while two users hold it"))
+		_exit(1);
+	expect_neg(doorbell(own.fd, JOB_SHARED, 0, 1), 0,
+		   "other user: DOORBELL (that id, 0) reaches its own");
+	expect_eq(RD(own.ctrl->arrivals), 1, "other user: ... arrives at its own");
+	ep_close(&own);
+	_exit(0);
+}
+
+/* Created as root, then drops to NOBODY for good. */
+static void setuid_child(void)
+{
+	struct ep ep;
+
+	if (ep_open(&ep, JOB_SETUID, 0))
+		_exit(1);
+	become_user(NOBODY, true);
+	WR(sh->ready, 1);
+	wait_done();
+	WR(sh->eps, RD(ep.ctrl->arrivals));
+	ep_close(&ep);
 	_exit(0);
 }
 
@@ -126,66 +157,154 @@ static void root_without_cap_child(void)
 
 	drop_cap_sys_nice();
 	fd = dev_open();
-	expect_neg(doorbell(fd, JOB_USER, 0, 1), EPERM,
-		   "root without CAP_SYS_NICE: DOORBELL to the user -> EPERM");
-	expect_neg(ep_create_fd(fd, JOB_USER, 6, NULL), EPERM,
-		   "root without CAP_SYS_NICE: CREATE in the user's job -> EPERM");
-	expect_neg(doorbell(fd, JOB_ROOT, 0, 1), 0,
+	expect_neg(doorbell(fd, JOB_SETUID, 0, 1), EPERM,
+		   "root without CAP_SYS_NICE: DOORBELL to an owner now uid 65534 -> EPERM");
+	expect_neg(doorbell(fd, JOB_SHARED, 0, 1), 0,
 		   "root without CAP_SYS_NICE: DOORBELL to root's own endpoint");
 	close(fd);
 	_exit(0);
 }
 
-static void run_child(void (*fn)(void))
+static void limit_child(void)
+{
+	struct ep eps[LIMIT + 2];
+	struct cosched_stats st;
+	u64 before;
+	int i, fd;
+
+	become_user(NOBODY, true);
+	for (i = 0; i < LIMIT; i++)
+		if (!expect_neg(ep_open(&eps[i], JOB_LIMIT, i), 0,
+				"limit: CREATE below user_max_endpoints"))
+			_exit(1);
+	before = sysfs_u64("stats/endpoints");
+	fd = dev_open();
+	expect_neg(ep_create_fd(fd, JOB_LIMIT, LIMIT, NULL), EUSERS,
+		   "limit: CREATE beyond user_max_endpoints -> EUSERS");
+	expect_neg(ep_stats(fd, &st), ENXIO, "limit: ... the file has no endpoint");
+	expect_eq(sysfs_u64("stats/endpoints"), before, "limit: ... no endpoint added");
+	expect_neg(ep_create_fd(fd, JOB_LIMIT + 1, 0, NULL), EUSERS,
+		   "limit: ... in another job of its own too");
+	close(fd);
+	WR(sh->phase, 1);
+	while (RD(sh->phase) != 2)
+		sleep_ns(1000000);
+	expect_neg(ep_open(&eps[LIMIT], JOB_LIMIT, LIMIT), 0,
+		   "limit: CREATE after user_max_endpoints was raised");
+	expect_neg(ep_open(&eps[LIMIT + 1], JOB_LIMIT, LIMIT + 1), EUSERS,
+		   "limit: ... and the raised limit holds");
+	for (i = 0; i <= LIMIT; i++)
+		ep_close(&eps[i]);
+	_exit(0);
+}
+
+static pid_t start(void (*fn)(void))
 {
 	pid_t pid = fork();
 
+	if (pid < 0)
+		bail("fork: %s", strerror(errno));
 	if (!pid)
 		fn();
-	wait_child(pid);
+	return pid;
 }
 
-int main(void)
+static void run_child(void (*fn)(void))
 {
-	struct ep root_ep, root_in_user_job;
+	wait_child(start(fn));
+}
+
+static void test_jobs(void)
+{
+	struct ep root_ep, root9;
 	pid_t user;
-	u64 arr, eps;
 
-	sh = shared_alloc(sizeof(*sh));
-	ep_must_open(&root_ep, JOB_ROOT, 0);
-	eps = sysfs_u64("stats/endpoints");
-
-	user = fork();
-	if (!user)
-		user_child();
-	if (!poll_until(RD(sh->user_ready), 5000)) {
+	ep_must_open(&root_ep, JOB_SHARED, 0);
+	ep_must_open(&root9, JOB_SHARED, 9);
+	WR(sh->ready, 0);
+	WR(sh->done, 0);
+	user = start(user_child);
+	if (!poll_until(RD(sh->ready), 5000)) {
 		kill(user, SIGKILL);
 		bail("the user child did not get ready");
 	}
 	expect_eq(RD(root_ep.ctrl->arrivals), 0,
 		  "root's endpoint got no arrival from the user");
-	expect_eq(sysfs_u64("stats/endpoints"), eps + 1,
-		  "only the user's own endpoint was added");
-	expect_eq(job_u64(JOB_ROOT, "owner_uid"), 0, "jobs/<root job>/owner_uid = 0");
-	expect_eq(job_u64(JOB_USER, "owner_uid"), NOBODY,
-		  "jobs/<user job>/owner_uid = 65534");
-	expect_eq(job_u64(JOB_ROOT, "endpoints"), 1, "root's job still has 1 endpoint");
-
+	ok(uid_job_dir_exists(NOBODY, JOB_SHARED), "jobs/65534-<id> exists");
+	expect_eq(uid_job_u64(NOBODY, JOB_SHARED, "endpoints"), 1,
+		  "jobs/65534-<id> has the user's endpoint");
+	expect_eq(uid_job_u64(NOBODY, JOB_SHARED, "owner_uid"), NOBODY,
+		  "jobs/65534-<id>/owner_uid = 65534");
+	expect_eq(uid_job_u64(0, JOB_SHARED, "endpoints"), 2,
+		  "root's job of that id still has its 2 endpoints");
 	run_child(other_user_child);
-	run_child(root_without_cap_child);
-	arr = RD(root_ep.ctrl->arrivals);
-	expect_eq(arr, 1, "root's endpoint: only the same-euid doorbell arrived");
-
-	expect_neg(doorbell(root_ep.fd, JOB_USER, 0, 1), 0,
-		   "root (CAP_SYS_NICE): DOORBELL to the user's endpoint");
-	expect_neg(ep_open(&root_in_user_job, JOB_USER, 7), 0,
-		   "root (CAP_SYS_NICE): CREATE in the user's job");
-	ep_close(&root_in_user_job);
+	expect_neg(doorbell(root_ep.fd, JOB_SHARED, 0, 1), 0,
+		   "root: DOORBELL (that id, 0) reaches its own endpoint");
+	expect_eq(RD(root_ep.ctrl->arrivals), 1, "root: ... arrives at root's");
 	WR(sh->done, 1);
 	wait_child(user);
-	/* 1 from itself, 1 from its second rank, 1 from root. */
-	expect_eq(sh->user_arrivals, 3, "the user's endpoint got exactly the allowed arrivals");
+	ep_close(&root9);
 	ep_close(&root_ep);
+}
+
+static void test_setuid_owner(void)
+{
+	pid_t owner;
+	int fd = dev_open();
+
+	WR(sh->ready, 0);
+	WR(sh->done, 0);
+	owner = start(setuid_child);
+	if (!poll_until(RD(sh->ready), 5000)) {
+		kill(owner, SIGKILL);
+		bail("the set-uid child did not get ready");
+	}
+	{
+		struct ep root_ep;
+
+		ep_must_open(&root_ep, JOB_SHARED, 0);
+		run_child(root_without_cap_child);
+		ep_close(&root_ep);
+	}
+	expect_neg(doorbell(fd, JOB_SETUID, 0, 1), 0,
+		   "root with CAP_SYS_NICE: DOORBELL to an owner now uid 65534");
+	WR(sh->done, 1);
+	wait_child(owner);
+	expect_eq(RD(sh->eps), 1,
+		  "the owner that dropped to 65534 got only CAP_SYS_NICE's doorbell");
+	close(fd);
+}
+
+static void test_limit(void)
+{
+	struct ep root_ep;
+	bool made;
+	pid_t child;
+
+	sysfs_set_u64("user_max_endpoints", LIMIT);
+	WR(sh->phase, 0);
+	child = start(limit_child);
+	if (!poll_until(RD(sh->phase) == 1, 10000)) {
+		kill(child, SIGKILL);
+		bail("the limit child did not reach its limit");
+	}
+	made = expect_neg(ep_open(&root_ep, JOB_LIMIT, 0), 0,
+			  "limit: another user (root) still creates while 65534 is at its limit");
+	sysfs_set_u64("user_max_endpoints", LIMIT + 1);
+	WR(sh->phase, 2);
+	wait_child(child);
+	if (made)
+		ep_close(&root_ep);
+	sysfs_set_u64("user_max_endpoints", 256);
+}
+
+int main(void)
+{
+	sh = shared_alloc(sizeof(*sh));
+	run_child(no_group_child);
+	test_jobs();
+	test_setuid_owner();
+	test_limit();
 	ok(poll_until(sysfs_u64("stats/endpoints") == 0 &&
 		      sysfs_u64("stats/jobs") == 0, 2000),
 	   "all endpoints and jobs gone");

@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -195,6 +196,15 @@ void hog_stop(pid_t pid)
 		return;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+void become_user(uid_t uid, bool with_group)
+{
+	gid_t group = COSCHED_TEST_GID;
+
+	if (setgroups(with_group ? 1 : 0, &group) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		bail("become_user(%d): %s", uid, strerror(errno));
 }
 
 u64 task_cpu_ns(pid_t pid)
@@ -449,22 +459,33 @@ bool path_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-bool job_dir_exists(u64 job)
+/* Jobs are per user: jobs/<owner uid>-<job id>. */
+bool uid_job_dir_exists(unsigned int uid, u64 job)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s/jobs/%llu", COSCHED_SYSFS_DIR,
-		 (unsigned long long)job);
+	snprintf(path, sizeof(path), "%s/jobs/%u-%llu", COSCHED_SYSFS_DIR,
+		 uid, (unsigned long long)job);
 	return path_exists(path);
+}
+
+u64 uid_job_u64(unsigned int uid, u64 job, const char *name)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "jobs/%u-%llu/%s", uid,
+		 (unsigned long long)job, name);
+	return sysfs_u64(rel);
+}
+
+bool job_dir_exists(u64 job)
+{
+	return uid_job_dir_exists(geteuid(), job);
 }
 
 u64 job_u64(u64 job, const char *name)
 {
-	char rel[128];
-
-	snprintf(rel, sizeof(rel), "jobs/%llu/%s", (unsigned long long)job,
-		 name);
-	return sysfs_u64(rel);
+	return uid_job_u64(geteuid(), job, name);
 }
 
 /* ---- endpoints ----------------------------------------------------- */
@@ -631,9 +652,22 @@ int module_load(const char *params)
 	return r;
 }
 
+/*
+ * Each per-task record pins the module until an RCU grace period after
+ * its last endpoint went, so an unload right after the last close may
+ * be refused for a moment: retry busy for up to two seconds.
+ */
 int module_unload(void)
 {
-	return syscall(SYS_delete_module, "cosched", O_NONBLOCK) ? -errno : 0;
+	int r;
+
+	for (int i = 0; i < 200; i++) {
+		r = syscall(SYS_delete_module, "cosched", O_NONBLOCK) ? -errno : 0;
+		if (r != -EAGAIN && r != -EBUSY)
+			break;
+		sleep_ns(10000000);
+	}
+	return r;
 }
 
 bool module_loaded(void)

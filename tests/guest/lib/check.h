@@ -117,6 +117,18 @@ void *shared_alloc(size_t size);
 int wait_child(pid_t pid);
 
 /*
+ * The group run.sh gives /dev/cosched (COSCHED_TEST_GID, what the udev
+ * rule's "cosched" group is on a real system).
+ */
+#define COSCHED_TEST_GID	4242
+/*
+ * Drop the calling process to uid (real, effective and saved; gid the
+ * same), in the supplementary group COSCHED_TEST_GID if with_group and
+ * in none otherwise.  Bails out on failure.
+ */
+void become_user(uid_t uid, bool with_group);
+
+/*
  * Watch a task from a thread pinned to cpu: the longest stretch during
  * which it ran boosted (SCHED_FIFO, or a nice below own_nice), sampled
  * every 200 us.  A boost must never outlive boost_us.
@@ -156,6 +168,8 @@ extern const char *const policy_names[COSCHED_NR_POLICIES];
 bool path_exists(const char *path);
 /* Does /sys/kernel/cosched/jobs/<job> exist? */
 bool job_dir_exists(u64 job);
+bool uid_job_dir_exists(unsigned int uid, u64 job);
+u64 uid_job_u64(unsigned int uid, u64 job, const char *name);
 /* Poll cond every millisecond for at most ms; true if it became true. */
 #define poll_until(cond, ms) ({						\
 	bool __ok = false;						\

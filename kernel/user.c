@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-user records.  One exists while its user has an endpoint or a
+ * running boost; its endpoint count is what user_max_endpoints bounds.
+ */
+#include <linux/hashtable.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "cosched.h"
+#include "user.h"
+
+static DEFINE_SPINLOCK(cosched_users_lock);
+static DEFINE_HASHTABLE(cosched_users, 6);
+
+void cosched_user_get(struct cosched_user *u)
+{
+	refcount_inc(&u->ref);
+}
+
+/**
+ * cosched_user_put() - drop a reference on a per-user record
+ * @u: the record
+ *
+ * Any context but hard interrupts.
+ */
+void cosched_user_put(struct cosched_user *u)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cosched_users_lock, flags);
+	if (!refcount_dec_and_test(&u->ref)) {
+		spin_unlock_irqrestore(&cosched_users_lock, flags);
+		return;
+	}
+	hash_del(&u->node);
+	spin_unlock_irqrestore(&cosched_users_lock, flags);
+	kfree_rcu(u, rcu);
+}
+
+/**
+ * cosched_user_add_ep() - count a new endpoint against its user's limit
+ * @uid: the creating task's effective uid
+ * @ep: the endpoint, not yet visible; gets its user reference, and is
+ *	listed by cosched_user_list_ep() once complete
+ *
+ * Return: 0; -EUSERS when the user has user_max_endpoints endpoints
+ * already; -ENOMEM.
+ */
+int cosched_user_add_ep(kuid_t uid, struct cosched_ep *ep)
+{
+	struct cosched_user *u, *new;
+	unsigned long flags;
+	int ret = 0;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return -ENOMEM;
+	spin_lock_irqsave(&cosched_users_lock, flags);
+	hash_for_each_possible(cosched_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = new;
+	new = NULL;
+	u->uid = uid;
+	refcount_set(&u->ref, 1);
+	cosched_bucket_init(&u->budget);
+	INIT_LIST_HEAD(&u->eps);
+	hash_add(cosched_users, &u->node, __kuid_val(uid));
+	goto add;
+found:
+	if (u->nr_eps >= cosched_get(COSCHED_T_USER_MAX_ENDPOINTS)) {
+		ret = -EUSERS;
+		goto out;
+	}
+	refcount_inc(&u->ref);
+add:
+	u->nr_eps++;
+	INIT_LIST_HEAD(&ep->user_node);
+	ep->user = u;
+out:
+	spin_unlock_irqrestore(&cosched_users_lock, flags);
+	kfree(new);
+	return ret;
+}
+
+/* Make a complete endpoint visible to its user's spin-yields. */
+void cosched_user_list_ep(struct cosched_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cosched_users_lock, flags);
+	list_add_tail_rcu(&ep->user_node, &ep->user->eps);
+	spin_unlock_irqrestore(&cosched_users_lock, flags);
+}
+
+/* Unlist and uncount @ep; its reference goes with the endpoint. */
+void cosched_user_del_ep(struct cosched_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cosched_users_lock, flags);
+	if (!list_empty(&ep->user_node))
+		list_del_rcu(&ep->user_node);
+	ep->user->nr_eps--;
+	spin_unlock_irqrestore(&cosched_users_lock, flags);
+}
