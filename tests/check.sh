@@ -46,12 +46,12 @@ part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib &
 # checksums, gang, noise, hog and the mix files (about a minute).
 part workloads bench/workloads/test.sh
 for k in 6.1 6.12; do
-	part "guest $k" vm --kernel "$k" --smp 2 --timeout 1500 -- tests/guest/run.sh
+	part "guest $k" vm --kernel "$k" --smp 2 --timeout 2400 -- tests/guest/run.sh
 done
 # A one-round smoke of the benchmarks: they run and print their table.
 part "bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 -- bench/switch_cost.sh 1 |
 	tee /dev/stderr | grep -q "switching tasks own endpoints" && echo "1 passed, 0 failed"'
-part "latency bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 600 -- bench/latency.sh 1 8,4K 100 |
+part "latency bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 900 -- bench/latency.sh 1 8,4K 100 |
 	tee /dev/stderr | grep -q "^# target: system calls per message" && echo "1 passed, 0 failed"'
 # One tiny mix (two 2-rank jobs of about a second) under local and dcs in
 # a guest, then the report: the table is printed (no timing asserted).
