@@ -86,11 +86,17 @@ bool cosched_arrive_notify(struct cosched_ep *ep, u32 count)
 	spin_lock_irqsave(&ep->arrive_lock, flags);
 	arrivals = ep->arrivals + count;
 	WRITE_ONCE(ep->last_arrival_ns, ktime_get_ns());
-	WRITE_ONCE(ep->arrivals, arrivals);
 	WRITE_ONCE(ep->ctrl->last_arrival_ns, ep->last_arrival_ns);
 	/* In the mirror, a reader that sees the new count sees its time. */
 	smp_wmb();
 	WRITE_ONCE(ep->ctrl->arrivals, arrivals);
+	/*
+	 * The mirror before the kernel's count: a waiter that the kernel's
+	 * count lets go finds the mirror moved too (pairs with the
+	 * smp_rmb() in cosched_wait_result()).
+	 */
+	smp_wmb();
+	WRITE_ONCE(ep->arrivals, arrivals);
 	spin_unlock_irqrestore(&ep->arrive_lock, flags);
 	cosched_count(ep, COSCHED_CNT_ARRIVALS, count);
 
@@ -166,8 +172,11 @@ static int cosched_wait_result(struct cosched_ep *ep, u64 seen)
 {
 	if (READ_ONCE(ep->dead))
 		return -EIDRM;
-	if (cosched_arrivals(ep) != seen)
+	if (cosched_arrivals(ep) != seen) {
+		/* The owner reads the mirror next: see cosched_arrive_notify(). */
+		smp_rmb();
 		return 0;
+	}
 	return -ECONNRESET;
 }
 
