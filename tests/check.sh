@@ -50,7 +50,7 @@ for k in 6.1 6.12; do
 done
 # A one-round smoke of the benchmarks: they run and print their table.
 part "bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 -- bench/switch_cost.sh 1 |
-	tee /dev/stderr | grep -q "switching tasks own endpoints" && echo "1 passed, 0 failed"'
+	tee /dev/stderr | grep -q "switching threads own endpoints" && echo "1 passed, 0 failed"'
 part "latency bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 900 -- bench/latency.sh 1 8,4K 100 |
 	tee /dev/stderr | grep -q "^# target: system calls per message" && echo "1 passed, 0 failed"'
 # One tiny mix (two 2-rank jobs of about a second) under local and dcs in
