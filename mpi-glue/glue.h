@@ -3,8 +3,10 @@
  * glue.h - the cosched MPI glue's internals, shared by its files:
  * init.c (endpoint at MPI_Init, release at MPI_Finalize), sockets.c (the
  * process's TCP sockets into the module's arrival hooks), wait.c (the
- * wait loop: MPI_Test*, then cosched_wait), p2p.c and coll.c (the
- * intercepted calls).
+ * wait loop: MPI_Test*, then cosched_wait), coll.c (the job's form of
+ * the collectives), p2p.c (the hand-written point-to-point calls), and
+ * the wrappers gen.py makes from calls.def (calls.c, fentries.c, with
+ * fortran.c's helpers).
  */
 #ifndef COSCHED_MPI_GLUE_H
 #define COSCHED_MPI_GLUE_H
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "cosched.h"
+#include "calls.h"		/* generated: enum glue_call */
 
 /*
  * Only the MPI_* functions are exported; MPICH declares them without a
@@ -30,6 +33,7 @@ enum glue_kind {
 	GW_SOME,	/* MPI_Testsome / MPI_Waitsome */
 	GW_PROBE,	/* MPI_Iprobe / MPI_Probe */
 	GW_MPROBE,	/* MPI_Improbe / MPI_Mprobe */
+	GW_WIN,		/* MPI_Win_test / MPI_Win_wait */
 };
 
 struct glue_wait {
@@ -44,6 +48,7 @@ struct glue_wait {
 	int source, tag;	/* GW_*PROBE */
 	MPI_Comm comm;
 	MPI_Message *message;	/* GW_MPROBE: out */
+	MPI_Win win;		/* GW_WIN */
 	int rc;			/* MPI error code of the last test */
 };
 
@@ -64,12 +69,33 @@ struct glue {
 	uint64_t scan_gap_ns;	/* the current interval, rescan_ns to 32x */
 	uint64_t next_scan_ns;
 	bool verbose;
+	bool ready;		/* glue_setup() ran */
 	/* counters for COSCHED_MPI_VERBOSE */
 	uint64_t waits, cosched_waits, fallbacks;
 	uint64_t scans, scan_ns, registered;
 };
 
 extern struct glue glue;
+
+/* calls.c: intercepted calls of each kind, counted for COSCHED_MPI_VERBOSE. */
+extern uint64_t glue_calls[GC_NR];
+extern const char *const glue_call_name[GC_NR];
+
+static inline void glue_count(enum glue_call c)
+{
+	if (__builtin_expect(glue.verbose, 0))
+		__atomic_fetch_add(&glue_calls[c], 1, __ATOMIC_RELAXED);
+}
+
+/* init.c: after MPI's own initialisation, from any binding; once. */
+void glue_setup(void);
+/* init.c: before MPI's own finalisation, from any binding. */
+void glue_finalize(void);
+
+/* coll.c: does comm take the collectives' non-blocking form? */
+bool glue_nb(MPI_Comm comm);
+/* coll.c: the request a non-blocking collective returned, waited for. */
+int glue_finish(int rc, MPI_Request *req);
 
 /* wait.c: complete w, the cosched way when the calling thread may. */
 int glue_wait(struct glue_wait *w);

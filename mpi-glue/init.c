@@ -189,10 +189,13 @@ static bool agree(enum why why)
  * Every rank takes part in both collectives below, whatever it finds:
  * a rank that skipped them would hang the others.
  */
-static void setup(void)
+void glue_setup(void)
 {
 	enum why why = WHY_OFF;
 
+	if (glue.ready)
+		return;
+	glue.ready = true;
 	glue.owner = pthread_self();
 	PMPI_Comm_rank(MPI_COMM_WORLD, &glue.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &glue.size);
@@ -220,7 +223,7 @@ int MPI_Init(int *argc, char ***argv)
 	int rc = PMPI_Init(argc, argv);
 
 	if (rc == MPI_SUCCESS)
-		setup();
+		glue_setup();
 	return rc;
 }
 
@@ -229,7 +232,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 
 	if (rc == MPI_SUCCESS)
-		setup();
+		glue_setup();
 	return rc;
 }
 
@@ -253,11 +256,31 @@ static void say_stats(void)
 		(unsigned long long)st.module.arrivals);
 }
 
-/* Before MPI closes its sockets: registered ones would linger ~1 s. */
-int MPI_Finalize(void)
+/* The intercepted calls by name, in every mode: is the glue there? */
+static void say_calls(void)
 {
+	int i;
+
+	fprintf(stderr, "cosched-mpi: rank %d calls", glue.rank);
+	for (i = 0; i < GC_NR; i++)
+		if (glue_calls[i])
+			fprintf(stderr, " %s %llu", glue_call_name[i],
+				(unsigned long long)glue_calls[i]);
+	fputc('\n', stderr);
+}
+
+/* Before MPI closes its sockets: registered ones would linger ~1 s. */
+void glue_finalize(void)
+{
+	if (glue.verbose)
+		say_calls();
 	if (glue.ep && glue.verbose)
 		say_stats();
 	drop_endpoint();
+}
+
+int MPI_Finalize(void)
+{
+	glue_finalize();
 	return PMPI_Finalize();
 }

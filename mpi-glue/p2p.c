@@ -1,53 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * p2p.c - the blocking point-to-point, completion and probe calls, each
- * as its non-blocking form plus glue_wait().  From a thread that may
- * not wait the cosched way, the plain PMPI_ call, unchanged.
+ * p2p.c - the point-to-point calls that are not one non-blocking call
+ * plus glue_wait() (those are generated from calls.def): MPI_Sendrecv
+ * and MPI_Sendrecv_replace, as a receive and a send waited for together.
+ * From a thread that may not wait the cosched way, the plain PMPI_ call,
+ * unchanged.
  */
 #include "glue.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
-	     MPI_Comm comm, MPI_Status *status)
-{
-	MPI_Request req;
-	int rc;
-
-	/*
-	 * MPICH 4.0.2's Irecv from MPI_PROC_NULL completes with source 0,
-	 * tag 0; its Recv gives the right status, and waits for nothing.
-	 */
-	if (!glue_active() || source == MPI_PROC_NULL)
-		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	rc = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
-	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, status);
-}
-
-int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest,
-	     int tag, MPI_Comm comm)
-{
-	MPI_Request req;
-	int rc;
-
-	if (!glue_active())
-		return PMPI_Send(buf, count, type, dest, tag, comm);
-	rc = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
-	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, MPI_STATUS_IGNORE);
-}
-
-int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest,
-	      int tag, MPI_Comm comm)
-{
-	MPI_Request req;
-	int rc;
-
-	if (!glue_active())
-		return PMPI_Ssend(buf, count, type, dest, tag, comm);
-	rc = PMPI_Issend(buf, count, type, dest, tag, comm, &req);
-	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, MPI_STATUS_IGNORE);
-}
 
 /* A posted receive whose send could not start: take it back. */
 static void cancel_recv(MPI_Request *req)
@@ -102,7 +64,7 @@ static int sendrecv(const void *sbuf, int scount, MPI_Datatype stype,
 		/*
 		 * The send alone is waited for; the receive from
 		 * MPI_PROC_NULL, which touches no buffer, gives the status
-		 * (see MPI_Recv).
+		 * (see MPI_Recv in calls.def).
 		 */
 		rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &req[1]);
 		if (rc == MPI_SUCCESS)
@@ -127,6 +89,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 		 int stag, void *rbuf, int rcount, MPI_Datatype rtype,
 		 int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
+	glue_count(GC_Sendrecv);
 	if (!glue_active())
 		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf,
 				     rcount, rtype, source, rtag, comm, status);
@@ -148,6 +111,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
 	char *packed = NULL;
 	int rc, psize = 0, pos = 0;
 
+	glue_count(GC_Sendrecv_replace);
 	if (!glue_active() || count < 0)
 		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
 					     source, rtag, comm, status);
@@ -170,74 +134,4 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
 		      source, rtag, comm, status);
 	free(packed);
 	return rc;
-}
-
-int MPI_Wait(MPI_Request *req, MPI_Status *status)
-{
-	return glue_wait_one(req, status);
-}
-
-int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
-{
-	struct glue_wait w = {
-		.kind = GW_ALL, .count = count, .reqs = reqs,
-		.statuses = statuses,
-	};
-
-	return glue_wait(&w);
-}
-
-int MPI_Waitany(int count, MPI_Request reqs[], int *index,
-		MPI_Status *status)
-{
-	struct glue_wait w = {
-		.kind = GW_ANY, .count = count, .reqs = reqs, .index = index,
-		.status = status,
-	};
-
-	return glue_wait(&w);
-}
-
-int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
-		 int indices[], MPI_Status statuses[])
-{
-	struct glue_wait w = {
-		.kind = GW_SOME, .count = incount, .reqs = reqs,
-		.outcount = outcount, .indices = indices, .statuses = statuses,
-	};
-
-	return glue_wait(&w);
-}
-
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-	struct glue_wait w = {
-		.kind = GW_PROBE, .source = source, .tag = tag, .comm = comm,
-		.status = status,
-	};
-
-	return glue_wait(&w);
-}
-
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-	       MPI_Status *status)
-{
-	struct glue_wait w = {
-		.kind = GW_MPROBE, .source = source, .tag = tag, .comm = comm,
-		.message = message, .status = status,
-	};
-
-	return glue_wait(&w);
-}
-
-int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
-	      MPI_Status *status)
-{
-	MPI_Request req;
-	int rc;
-
-	if (!glue_active() || *message == MPI_MESSAGE_NO_PROC)
-		return PMPI_Mrecv(buf, count, type, message, status);
-	rc = PMPI_Imrecv(buf, count, type, message, &req);
-	return rc != MPI_SUCCESS ? rc : glue_wait_one(&req, status);
 }

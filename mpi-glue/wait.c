@@ -38,6 +38,9 @@ static int test(struct glue_wait *w, int *done)
 	case GW_MPROBE:
 		return PMPI_Improbe(w->source, w->tag, w->comm, done,
 				    w->message, w->status);
+	case GW_WIN:
+		/* Win_test that returns true is as the Win_wait would be. */
+		return PMPI_Win_test(w->win, done);
 	}
 	return MPI_ERR_INTERN;
 }
@@ -60,6 +63,8 @@ static int block(struct glue_wait *w)
 	case GW_MPROBE:
 		return PMPI_Mprobe(w->source, w->tag, w->comm, w->message,
 				   w->status);
+	case GW_WIN:
+		return PMPI_Win_wait(w->win);
 	}
 	return MPI_ERR_INTERN;
 }
