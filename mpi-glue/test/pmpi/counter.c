@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * counter.c - a second PMPI tool for the launcher test, as small as a
+ * tool can be: it counts the program's MPI_Init, MPI_Allreduce,
+ * MPI_Send, MPI_Recv and MPI_Barrier calls and prints the counts at
+ * MPI_Finalize ("pmpi-counter: rank R init I allreduce A send S recv R
+ * barrier B").  Like mpiP and Darshan it calls down through the PMPI_
+ * names.  Built by launcher.sh: mpicc.MPI -shared.
+ */
+#include <mpi.h>
+#include <stdio.h>
+
+static long n_init, n_allreduce, n_send, n_recv, n_barrier;
+
+int MPI_Init(int *argc, char ***argv)
+{
+	n_init++;
+	return PMPI_Init(argc, argv);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	n_init++;
+	return PMPI_Init_thread(argc, argv, required, provided);
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+		  MPI_Op op, MPI_Comm comm)
+{
+	n_allreduce++;
+	return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest,
+	     int tag, MPI_Comm comm)
+{
+	n_send++;
+	return PMPI_Send(buf, count, type, dest, tag, comm);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
+	     MPI_Comm comm, MPI_Status *status)
+{
+	n_recv++;
+	return PMPI_Recv(buf, count, type, source, tag, comm, status);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+	n_barrier++;
+	return PMPI_Barrier(comm);
+}
+
+int MPI_Finalize(void)
+{
+	int rank = -1;
+
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	fprintf(stderr,
+		"pmpi-counter: rank %d init %ld allreduce %ld send %ld recv %ld barrier %ld\n",
+		rank, n_init, n_allreduce, n_send, n_recv, n_barrier);
+	return PMPI_Finalize();
+}
