@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "glue.h"
+#include "rank.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,42 +71,25 @@ static uint64_t env_num(const char *name, uint64_t def)
 	return errno || *end ? def : v;
 }
 
-/* FNV-1a: a job id from a launcher's string name. */
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
 /*
- * The launcher's job id: $COSCHED_JOB, Slurm's job and step, Open MPI's
- * (ORTE) job id, a PMIx namespace.  0 if none: Hydra (MPICH) exports
- * none, and rank 0 then makes one up.
+ * The job id, the same in every rank: the launcher's (rank.c) when all
+ * ranks read the same one, else one that rank 0 makes up: Hydra exports
+ * none, and a variable left over from an outer job (an mpiexec inside a
+ * Slurm allocation) would name another job, or a different one per rank.
  */
-static uint64_t job_from_env(void)
-{
-	const char *s;
-
-	if (env_num("COSCHED_JOB", 0))
-		return env_num("COSCHED_JOB", 0);
-	if (env_num("SLURM_JOB_ID", 0))
-		return (env_num("SLURM_JOB_ID", 0) << 20) ^
-		       env_num("SLURM_STEP_ID", 0);
-	if (env_num("OMPI_MCA_ess_base_jobid", 0))
-		return env_num("OMPI_MCA_ess_base_jobid", 0);
-	s = getenv("PMIX_NAMESPACE");
-	return s && *s ? hash(s) : 0;
-}
-
-/* Rank 0's job id for everyone: all ranks must use the same. */
 static uint64_t agree_job(void)
 {
-	uint64_t job = job_from_env();
+	struct glue_launch l;
+	uint64_t mine[2], all[2], job = 0;
 
-	if (!job && glue.rank == 0)
+	glue_launch_env(&l, glue.rank, glue.size);
+	mine[0] = l.job;
+	mine[1] = ~l.job;
+	if (PMPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX,
+			   MPI_COMM_WORLD) == MPI_SUCCESS &&
+	    all[0] && all[0] == ~all[1])
+		return all[0];
+	if (glue.rank == 0)
 		job = ((uint64_t)getpid() << 32) ^ glue_now_ns();
 	PMPI_Bcast(&job, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	return job ? job : 1;
@@ -256,17 +240,23 @@ static void say_stats(void)
 		(unsigned long long)st.module.arrivals);
 }
 
-/* The intercepted calls by name, in every mode: is the glue there? */
+/*
+ * The intercepted calls by name, in every mode: is the glue there?  One
+ * write, so that the ranks' lines do not interleave.
+ */
 static void say_calls(void)
 {
-	int i;
+	char line[2048];
+	int i, n;
 
-	fprintf(stderr, "cosched-mpi: rank %d calls", glue.rank);
-	for (i = 0; i < GC_NR; i++)
+	n = snprintf(line, sizeof(line), "cosched-mpi: rank %d calls",
+		     glue.rank);
+	for (i = 0; i < GC_NR && n < (int)sizeof(line); i++)
 		if (glue_calls[i])
-			fprintf(stderr, " %s %llu", glue_call_name[i],
-				(unsigned long long)glue_calls[i]);
-	fputc('\n', stderr);
+			n += snprintf(line + n, sizeof(line) - n, " %s %llu",
+				      glue_call_name[i],
+				      (unsigned long long)glue_calls[i]);
+	fprintf(stderr, "%s\n", line);
 }
 
 /* Before MPI closes its sockets: registered ones would linger ~1 s. */

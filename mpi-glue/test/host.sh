@@ -5,7 +5,11 @@
 # give the output of the plain run, with exactly one warning for the job
 # and no libcosched notice; collectives with one rank unlike the other
 # (COSCHED_MPI=0 in rank 1, a second thread) must complete, and
-# MPI_Sendrecv_replace give the plain run's results.
+# MPI_Sendrecv_replace give the plain run's results.  The calls new in
+# calls.def (test/newcalls.c) and Fortran programs of every binding
+# (test/fcalls.F90: mpif.h, use mpi, use mpi_f08) must be intercepted:
+# the job's one warning (MPI_Init seen) and each rank's calls line
+# (COSCHED_MPI_VERBOSE) name them.
 # Last line "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
 RUN=mpi-glue/cosched-run
@@ -41,6 +45,23 @@ job() { # name mark args...
 	fi
 	return $rc
 }
+# has FILE RANK "Name N"...: rank RANK's "calls" line names each.
+has() {
+	f=$1
+	r=$2
+	shift 2
+	line=" $(grep "^cosched-mpi: rank $r calls" "$f" | head -1) "
+	for p in "$@"; do
+		case $line in
+		*" $p "*) ;;
+		*) echo "# rank $r: no '$p' in:$line"; return 1 ;;
+		esac
+	done
+}
+# warned NAME: exactly one warning for the job, from the glue's MPI_Init.
+warned() {
+	[ "$(grep -c 'the job waits the plain MPI way: no cosched module' "$W/$1.err")" = 1 ]
+}
 if [ -e /dev/cosched ]; then
 	echo "# this host has /dev/cosched: the fallback is tested in guests"
 	echo "0 passed, 0 failed"
@@ -71,6 +92,26 @@ for m in mpich openmpi; do
 	[ $? = 0 ] && grep -q '^replace: 0 failed' "$W/replace-$m.out" &&
 		cmp -s "$W/ref-replace-$m.out" "$W/replace-$m.out"
 	check $? "$m: MPI_Sendrecv_replace as plain MPI: $(tail -1 "$W/replace-$m.out")"
+	job new-$m "newcalls: " -v -m $m -n 3 "$T/newcalls.$m"
+	[ $? = 0 ] && grep -q '^newcalls: .* 0 failed' "$W/new-$m.out" &&
+		warned new-$m && has "$W/new-$m.err" 0 "Bsend 1" "Rsend 1" \
+		"Alltoallw 1" "Neighbor_allgather 1" "Neighbor_allgatherv 1" \
+		"Neighbor_alltoall 1" "Neighbor_alltoallv 1" \
+		"Neighbor_alltoallw 1" &&
+		{ ! grep -q 'windows yes' "$W/new-$m.out" ||
+			has "$W/new-$m.err" 0 "Win_wait 1"; } &&
+		{ ! grep -q 'large-count yes' "$W/new-$m.out" ||
+			has "$W/new-$m.err" 1 "Send 1" "Recv 2" "Allreduce 2"; }
+	check $? "$m: new calls intercepted: $(head -1 "$W/new-$m.out")"
+	for b in mpifh mpi f08; do
+		[ -x "$T/fcalls-$b.$m" ] || { echo "# $m: fcalls-$b not built"; continue; }
+		job f-$b-$m "fcalls: " -v -m $m -n 2 "$T/fcalls-$b.$m"
+		[ $? = 0 ] && grep -q '^fcalls: 0 failed' "$W/f-$b-$m.out" &&
+			warned f-$b-$m && has "$W/f-$b-$m.err" 0 "Send 2" \
+			"Sendrecv 1" "Waitall 1" "Barrier 1" "Allreduce 3" \
+			"Alltoallw 1" && has "$W/f-$b-$m.err" 1 "Recv 2" "Probe 1"
+		check $? "$m: Fortran ($b) intercepted: $(head -1 "$W/f-$b-$m.out")"
+	done
 done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
