@@ -16,7 +16,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 RUN=$PWD/mpi-glue/cosched-run
 T=$PWD/build/mpi-glue/test
-G=$PWD/build/mpi-glue
+G=${COSCHED_MPI_GLUE_DIR:-$PWD/build/mpi-glue}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 pass=0
@@ -208,13 +208,16 @@ for m in mpich openmpi; do
 	check $? "$m: srun: the glue in each task, CPU by SLURM_LOCALID: $(grep -c '^maps:' "$W/srun-$m.out") tasks"
 done
 
-# 3. Another PMPI tool beside the glue: the counter above the glue (what
-# cosched-run does with the user's LD_PRELOAD) and below it (by hand).
-# Every rank's program, counter and glue (COSCHED_MPI_VERBOSE's "calls")
-# must each count K of every call, and the results be right.
+# 3. Another PMPI tool beside the glue.  Above it (what cosched-run does
+# with the user's LD_PRELOAD): every rank's program, counter and glue
+# (COSCHED_MPI_VERBOSE's "calls") must each count K of every call, and
+# the results be right.  Below it (by hand, not cosched-run's order):
+# with plain interposition the tool cannot see the program's calls
+# (Documentation/cosched-run.rst); the results must still be right and
+# the glue see every call.
 K=20
-chain_ok() { # file.out file.err
-	awk -v k=$K '
+chain_ok() { # file.out file.err [tools]
+	awk -v k=$K -v tools="${3:-2}" '
 		$1 == "chain:" && $13 == 0 && $5 == k && $7 == k && $9 == k && $11 == k { prog++ }
 		$1 == "pmpi-counter:" && $5 == 1 && $7 == k && $9 == k && $11 == k && $13 == k { tool++ }
 		$1 == "cosched-mpi:" && $4 == "calls" {
@@ -226,7 +229,7 @@ chain_ok() { # file.out file.err
 				glue++
 		}
 		END { printf "program %d, tool %d, glue %d of 2 ranks", prog, tool, glue
-			exit !(prog == 2 && tool == 2 && glue == 2) }' "$1" "$2"
+			exit !(prog == 2 && tool + 0 == tools && glue == 2) }' "$1" "$2"
 }
 for m in mpich openmpi; do
 	[ -x "$T/launcher_chain.$m" ] || continue
@@ -240,9 +243,9 @@ for m in mpich openmpi; do
 	job chain2-$m "chain: " 2 env LD_PRELOAD="$G/libcosched-mpi-$m.so:$CNT" \
 		"$RUN" -N -v -m $m -n 2 "$T/launcher_chain.$m" -i $K
 	r=$?
-	said=$(chain_ok "$W/chain2-$m.out" "$W/chain2-$m.err")
-	[ $r = 0 ] && chain_ok "$W/chain2-$m.out" "$W/chain2-$m.err" >/dev/null
-	check $? "$m: the glue, then the PMPI tool: $said"
+	said=$(chain_ok "$W/chain2-$m.out" "$W/chain2-$m.err" 0)
+	[ $r = 0 ] && chain_ok "$W/chain2-$m.out" "$W/chain2-$m.err" 0 >/dev/null
+	check $? "$m: the glue, then the PMPI tool (by hand; the tool cannot see the calls): $said"
 done
 
 echo "$pass passed, $fail failed"
