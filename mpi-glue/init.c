@@ -149,7 +149,8 @@ static enum why open_endpoint(void)
 static bool agree(enum why why)
 {
 	int count[WHY_NR] = { 0 }, sum[WHY_NR];
-	int i, n = 0;
+	int i, n = 0, len;
+	char line[512];
 
 	count[why] = 1;
 	if (PMPI_Allreduce(count, sum, WHY_NR, MPI_INT, MPI_SUM,
@@ -159,13 +160,16 @@ static bool agree(enum why why)
 		return true;
 	if (glue.rank || sum[WHY_OFF] == glue.size)
 		return false;
-	fprintf(stderr, "cosched-mpi: the job waits the plain MPI way:");
-	for (i = WHY_OK + 1; i < WHY_NR; i++)
+	/* One write: other ranks' output must not split the line. */
+	len = snprintf(line, sizeof(line),
+		       "cosched-mpi: the job waits the plain MPI way:");
+	for (i = WHY_OK + 1; i < WHY_NR && len < (int)sizeof(line); i++)
 		if (sum[i])
-			fprintf(stderr, "%s %s in %d of %d ranks",
-				n++ ? ";" : "", why_text[i], sum[i],
-				glue.size);
-	fputc('\n', stderr);
+			len += snprintf(line + len, sizeof(line) - len,
+					"%s %s in %d of %d ranks",
+					n++ ? ";" : "", why_text[i], sum[i],
+					glue.size);
+	fprintf(stderr, "%s\n", line);
 	return false;
 }
 

@@ -2,7 +2,8 @@
 ! fcalls - blocking MPI calls from Fortran, built once per binding:
 ! -DMPIFH (include 'mpif.h'), -DUSEMPI (use mpi), -DF08 (use mpi_f08).
 ! Allreduce (and in place), Send/Recv with a status, Probe, Sendrecv,
-! Isend/Irecv completed by Waitall with statuses, Alltoallw, Barrier,
+! Isend/Irecv completed by Waitall with statuses, Waitany, Waitsome,
+! Mprobe and Mrecv, Alltoallw, Barrier,
 ! with checks.  Run on 2 ranks; rank 0 prints one line; exit 1 on a
 ! wrong result.  Under the glue with COSCHED_MPI_VERBOSE=1 every rank's
 ! "calls" line shows which of these the glue intercepted.
@@ -41,6 +42,8 @@ program fcalls
 #endif
   HANDLE(MPI_Request) :: reqs(2)
   HANDLE(MPI_Datatype) :: types(2)
+  HANDLE(MPI_Message) :: msg
+  integer :: idx, outcount, indices(2)
 
   fails = 0
   call MPI_Init(ierr)
@@ -86,6 +89,38 @@ program fcalls
               .and. TAGS(sts, 1) == 5, 'waitall')
   call expect(reqs(1) == MPI_REQUEST_NULL .and. reqs(2) == MPI_REQUEST_NULL, &
               'waitall requests freed')
+
+  ! Waitany and Waitsome give 1-based indices
+  sbuf(1) = 300 + rank
+  rbuf = -1
+  call MPI_Irecv(rbuf, 1, MPI_INTEGER, other, 6, MPI_COMM_WORLD, reqs(1), ierr)
+  reqs(2) = MPI_REQUEST_NULL
+  call MPI_Send(sbuf, 1, MPI_INTEGER, other, 6, MPI_COMM_WORLD, ierr)
+  idx = -1
+  call MPI_Waitany(2, reqs, idx, st, ierr)
+  call expect(idx == 1 .and. rbuf(1) == 300 + other .and. TAG(st) == 6 &
+              .and. reqs(1) == MPI_REQUEST_NULL, 'waitany')
+  reqs(1) = MPI_REQUEST_NULL
+  call MPI_Irecv(rbuf(2), 1, MPI_INTEGER, other, 7, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Send(sbuf, 1, MPI_INTEGER, other, 7, MPI_COMM_WORLD, ierr)
+  outcount = -1
+  indices = -1
+  call MPI_Waitsome(2, reqs, outcount, indices, sts, ierr)
+  call expect(outcount == 1 .and. indices(1) == 2 .and. rbuf(2) == 300 + other &
+              .and. SOURCES(sts, 1) == other, 'waitsome')
+
+  ! a matched probe and its receive: the message handle goes both ways
+  if (rank == 0) then
+    call MPI_Send(sbuf, 1, MPI_INTEGER, 1, 10, MPI_COMM_WORLD, ierr)
+  else
+    call MPI_Mprobe(0, 10, MPI_COMM_WORLD, msg, st, ierr)
+    call expect(SOURCE(st) == 0 .and. TAG(st) == 10 &
+                .and. msg /= MPI_MESSAGE_NULL, 'mprobe')
+    rbuf(1) = -1
+    call MPI_Mrecv(rbuf, 1, MPI_INTEGER, msg, st, ierr)
+    call expect(rbuf(1) == 300 .and. msg == MPI_MESSAGE_NULL .and. &
+                TAG(st) == 10, 'mrecv')
+  end if
 
   ! one INTEGER to each rank, byte displacements, a datatype per peer
   do k = 1, 2

@@ -107,9 +107,11 @@ for m in mpich openmpi; do
 		[ -x "$T/fcalls-$b.$m" ] || { echo "# $m: fcalls-$b not built"; continue; }
 		job f-$b-$m "fcalls: " -v -m $m -n 2 "$T/fcalls-$b.$m"
 		[ $? = 0 ] && grep -q '^fcalls: 0 failed' "$W/f-$b-$m.out" &&
-			warned f-$b-$m && has "$W/f-$b-$m.err" 0 "Send 2" \
-			"Sendrecv 1" "Waitall 1" "Barrier 1" "Allreduce 3" \
-			"Alltoallw 1" && has "$W/f-$b-$m.err" 1 "Recv 2" "Probe 1"
+			warned f-$b-$m && has "$W/f-$b-$m.err" 0 "Send 5" \
+			"Sendrecv 1" "Waitall 1" "Waitany 1" "Waitsome 1" \
+			"Barrier 1" "Allreduce 3" "Alltoallw 1" &&
+			has "$W/f-$b-$m.err" 1 "Send 2" "Recv 2" "Probe 1" \
+			"Mprobe 1" "Mrecv 1"
 		check $? "$m: Fortran ($b) intercepted: $(head -1 "$W/f-$b-$m.out")"
 	done
 done
