@@ -14,6 +14,8 @@
 # make mpi-glue-matrix  its guest test under all ten policies, both MPIs,
 #                       6.1 and 6.12 guests
 # make mpi-effect       the glue's effect table (co-scheduled MPI jobs), 6.12
+# make deb              the Debian packages into build/deb/
+#                       (Documentation/packaging.rst)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -96,6 +98,10 @@ mpi-effect: modules mpi-glue
 
 demo:
 	scripts/demo.sh
+
+.PHONY: deb
+deb:
+	packaging/build-deb.sh
 
 check:
 	tests/check.sh
