@@ -253,7 +253,7 @@ static void say_calls(void)
 	char line[2048];
 	int i, n;
 
-	n = snprintf(line, sizeof(line), "cosched-mpi: rank %d calls",
+	n = snprintf(line, sizeof(line), "cosched-mpi: calls of rank %d:",
 		     glue.rank);
 	for (i = 0; i < GC_NR && n < (int)sizeof(line); i++)
 		if (glue_calls[i])

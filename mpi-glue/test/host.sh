@@ -50,7 +50,7 @@ has() {
 	f=$1
 	r=$2
 	shift 2
-	line=" $(grep "^cosched-mpi: rank $r calls" "$f" | head -1) "
+	line=" $(grep "^cosched-mpi: calls of rank $r:" "$f" | head -1) "
 	for p in "$@"; do
 		case $line in
 		*" $p "*) ;;
