@@ -33,6 +33,8 @@ PACKAGES=(
 	libibverbs-dev ibverbs-providers
 	# bench/report: the PNG plots (it still writes Markdown and CSV without)
 	python3-matplotlib
+	# make deb: dpkg-buildpackage with debhelper and dh_dkms
+	debhelper dh-dkms
 )
 export DEBIAN_FRONTEND=noninteractive
 
