@@ -69,6 +69,11 @@ if [ -e /dev/cosched ]; then
 fi
 for m in mpich openmpi; do
 	[ -x "$T/suite.$m" ] || { echo "# $m not built: skipped"; continue; }
+	# a table line whose arguments are not mpi.h's stops the build
+	printf 'Send\tp2p\tconst void *buf, double count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm\n' >"$W/bad.def"
+	! python3 mpi-glue/gen.py $m "$W/bad.def" "$W/gen" >"$W/gen.err" 2>&1 &&
+		grep -q "MPI_Send: the table's arguments" "$W/gen.err" && [ ! -e "$W/gen/calls.c" ]
+	check $? "$m: gen.py refuses a table line unlike mpi.h's prototype"
 	job ref-$m "suite: " -N -m $m -n 2 "$T/suite.$m" -d 2000
 	check $? "$m: plain suite"
 	job glue-$m "suite: " -m $m -n 2 "$T/suite.$m" -d 2000
