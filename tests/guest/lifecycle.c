@@ -300,9 +300,16 @@ static void create_vs_mmap_child(int rounds)
 	fdp[0] = dev_open();
 	pthread_create(&th, NULL, mmap_loop, fdp);
 	for (r = 0; r < rounds; r++) {
-		struct cosched_create *c = create_args_cow(path, JOB + 9);
+		/*
+		 * A job of its own each round: the other thread's mapping
+		 * may keep the last round's endpoint a moment longer.
+		 */
+		struct cosched_create *c = create_args_cow(path, JOB + 100 + r);
 
-		created += !ioctl(RD(fdp[0]), COSCHED_IOC_CREATE, c);
+		if (!ioctl(RD(fdp[0]), COSCHED_IOC_CREATE, c))
+			created++;
+		else
+			printf("# create-vs-mmap round %d: %s\n", r, strerror(errno));
 		munmap(c, (size_t)page);
 		/* A fresh file, so the next CREATE is allowed. */
 		close(RD(fdp[0]));

@@ -152,9 +152,15 @@ static void test_pb_period(void)
 	const u64 period = 10000, n = 40;
 	struct pb_run local, pb;
 
+	double steal;
+
 	sysfs_set_u64("pb_period_us", period);
+	steal = host_steal_pct(0, 300, 500, NULL);
 	pb_measure("local", JOB + 1, n, &local);
 	pb_measure("pb", JOB + 5, n, &pb);
+	steal = (steal + host_steal_pct(0, 300, 500, NULL)) / 2;
+	t_diag("pb: the host took %.1f%% of CPU 0 (mean of before and after)",
+	       steal);
 
 	expect_eq(pb.got, n, "pb: the nice-19 receiver saw every message within 2 s");
 	check_boost_bounded(&pb.bw, "pb");
@@ -163,11 +169,17 @@ static void test_pb_period(void)
 	    (unsigned long long)pb.got);
 	expect_eq(local.st.boosts, 0, "pb: local boosted nothing");
 	/* local may not even see all its messages within 2 s each. */
-	okf(pb.got && (local.got < n || pb.median < local.median),
-	    "pb: median arrival-to-seen below local's in the same run",
-	    "pb %.1f us, local %.1f us (%llu of %llu seen)", pb.median / 1e3,
-	    local.median / 1e3, (unsigned long long)local.got,
-	    (unsigned long long)n);
+	if (steal > STEAL_MAX_PCT)
+		t_skip("pb: median arrival-to-seen below local's in the same run",
+		       "the host took %.1f%% of CPU 0 (limit %.0f%%): pb %.1f us, "
+		       "local %.1f us", steal, STEAL_MAX_PCT, pb.median / 1e3,
+		       local.median / 1e3);
+	else
+		okf(pb.got && (local.got < n || pb.median < local.median),
+		    "pb: median arrival-to-seen below local's in the same run",
+		    "pb %.1f us, local %.1f us (%llu of %llu seen)",
+		    pb.median / 1e3, local.median / 1e3,
+		    (unsigned long long)local.got, (unsigned long long)n);
 	t_diag("pb: p90 %.2f periods, max %.2f periods (period %llu us); "
 	       "median %.3f of local's", pb.p90 / 1e3 / period,
 	       pb.max / 1e3 / period, (unsigned long long)period,
