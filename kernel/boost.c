@@ -24,6 +24,7 @@
 
 #include "boost.h"
 #include "budget.h"
+#include "counters.h"
 #include "endpoint.h"
 #include "job.h"
 #include "task.h"

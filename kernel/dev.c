@@ -21,6 +21,7 @@
 #include "hooks.h"
 #include "policy.h"
 #include "ring.h"
+#include "tunables.h"
 
 struct cosched_file {
 	struct mutex lock;		/* binding of @ep */
@@ -150,10 +151,9 @@ static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 	 */
 	if (cosched_file_has_ep(cf))
 		return -EBUSY;
-	ep = cosched_ep_create(c.job_id, c.rank);
+	ep = cosched_ep_create(c.job_id, c.rank, cosched_hook_work_fn);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	cosched_hooks_ep_init(ep);
 	c.endpoint_id = ep->id;
 	ret = cosched_copy_out(cmd, arg, &c, sizeof(c));
 	if (ret) {

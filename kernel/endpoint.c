@@ -32,7 +32,7 @@
  * Serialises changes to the tables below and to what the control pages
  * mirror of the tunables.
  */
-static DEFINE_MUTEX(cosched_mutex);
+static DEFINE_MUTEX(cosched_ep_table_mutex);
 static LIST_HEAD(cosched_endpoints);
 static struct cosched_counters cosched_global_stats;
 static atomic_t cosched_nr_live = ATOMIC_INIT(0);
@@ -69,7 +69,7 @@ static void cosched_ctrl_publish_policy(struct cosched_ep *ep)
 {
 	unsigned int policy = cosched_get(COSCHED_T_POLICY);
 
-	lockdep_assert_held(&cosched_mutex);
+	lockdep_assert_held(&cosched_ep_table_mutex);
 	WRITE_ONCE(ep->ctrl->policy, policy);
 	WRITE_ONCE(ep->ctrl->wait_mode, cosched_policy_desc(policy)->wait_mode);
 	WRITE_ONCE(ep->ctrl->spin_us, cosched_get(COSCHED_T_SPIN_US));
@@ -88,23 +88,23 @@ void cosched_ep_publish_tunable(enum cosched_tunable_id id, unsigned int val)
 {
 	struct cosched_ep *ep;
 
-	mutex_lock(&cosched_mutex);
+	mutex_lock(&cosched_ep_table_mutex);
 	cosched_tunable_set(id, val);
 	list_for_each_entry(ep, &cosched_endpoints, node)
 		cosched_ctrl_publish_policy(ep);
-	mutex_unlock(&cosched_mutex);
+	mutex_unlock(&cosched_ep_table_mutex);
 }
 
 /**
  * cosched_ep_visit_all_rcu() - call @fn on every listed endpoint
- * @fn: the visitor; it must not sleep, and takes a reference on an
- *	endpoint it keeps
+ * @fn: the visitor; it must not sleep, and may keep an endpoint until the
+ *	caller's rcu_read_unlock() (a reference keeps it longer)
  * @arg: passed to @fn
  *
  * The caller holds rcu_read_lock(); endpoints created or destroyed
  * meanwhile may or may not be visited.
  */
-void cosched_ep_visit_all_rcu(cosched_ep_visit_t fn, void *arg)
+void cosched_ep_visit_all_rcu(cosched_ep_visit_t fn, const void *arg)
 {
 	struct cosched_ep *ep;
 
@@ -251,12 +251,15 @@ void cosched_ep_put(struct cosched_ep *ep)
  * cosched_ep_create() - create an endpoint owned by current
  * @job_id: the job, not 0: a job of current's effective uid
  * @rank: the rank, below COSCHED_MAX_RANKS
+ * @hook_fn: what the boost worker runs for the endpoint's arrival hooks
+ *	(hooks.c); set before the endpoint can be found
  *
  * Return: the endpoint holding one reference for the caller, or
  * ERR_PTR(-EEXIST) if the rank is taken, -EUSERS if the user has
  * user_max_endpoints endpoints already, -ENOMEM.
  */
-struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
+struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank,
+				     kthread_work_func_t hook_fn)
 {
 	kuid_t owner = current_euid();
 	struct cosched_job *job;
@@ -280,6 +283,7 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	spin_lock_init(&ep->arrive_lock);
 	init_waitqueue_head(&ep->wq);
 	INIT_LIST_HEAD(&ep->hooks);
+	kthread_init_work(&ep->hook_work, hook_fn);
 	ret = cosched_ring_alloc(ep);
 	if (ret)
 		goto err_page;
@@ -289,7 +293,7 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 		goto err_ring;
 	}
 
-	mutex_lock(&cosched_mutex);
+	mutex_lock(&cosched_ep_table_mutex);
 	rcu_read_lock();
 	ret = cosched_key_find(owner, job_id, rank) ? -EEXIST : 0;
 	rcu_read_unlock();
@@ -333,11 +337,11 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 		     cosched_key_hash(owner, job_id, rank));
 	list_add_tail_rcu(&ep->node, &cosched_endpoints);
 	atomic_inc(&cosched_nr_live);
-	mutex_unlock(&cosched_mutex);
+	mutex_unlock(&cosched_ep_table_mutex);
 	return ep;
 
 err_unlock:
-	mutex_unlock(&cosched_mutex);
+	mutex_unlock(&cosched_ep_table_mutex);
 	cosched_task_put_unused(ep->task);
 err_ring:
 	vfree(ep->ring);
@@ -407,12 +411,12 @@ void cosched_ep_unlist(struct cosched_ep *ep, bool orderly,
 {
 	struct cosched_ep *peer;
 
-	mutex_lock(&cosched_mutex);
+	mutex_lock(&cosched_ep_table_mutex);
 	hash_del_rcu(&ep->key_node);
 	list_del_rcu(&ep->node);
 	cosched_job_leave(ep->job);
 	atomic_dec(&cosched_nr_live);
-	mutex_unlock(&cosched_mutex);
+	mutex_unlock(&cosched_ep_table_mutex);
 
 	/* The job's own lock: an exit walks its job, nothing global. */
 	mutex_lock(&ep->job->eps_lock);
@@ -435,6 +439,7 @@ void cosched_ep_unlist(struct cosched_ep *ep, bool orderly,
  */
 void cosched_ep_retire(struct cosched_ep *ep)
 {
+	WARN_ON_ONCE(!READ_ONCE(ep->dead));
 	cosched_task_del_ep(ep->task, ep);
 	cosched_user_del_ep(ep);
 	WRITE_ONCE(ep->ring->on_cpu, 0);

@@ -58,7 +58,7 @@ struct cosched_ep {
 	struct cosched_ring *ring;	/* receive ring, shared in the job */
 	u32 ring_data;			/* bytes in its data area */
 	refcount_t ref;
-	bool dead;			/* set once, by cosched_ep_destroy() */
+	bool dead;			/* set once, by cosched_close_ep() */
 
 	struct hlist_node key_node;	/* (owner, job, rank) table */
 	struct list_head task_node;	/* the owner's endpoints */
@@ -90,7 +90,8 @@ struct cosched_ep {
 	struct kthread_work hook_work;	/* cosched_arrive_steer() */
 };
 
-struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank);
+struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank,
+				     kthread_work_func_t hook_fn);
 void cosched_ep_unlist(struct cosched_ep *ep, bool orderly,
 		       void (*peer_lost)(struct cosched_ep *peer));
 void cosched_ep_retire(struct cosched_ep *ep);
@@ -101,8 +102,8 @@ static inline void cosched_ep_get(struct cosched_ep *ep)
 	refcount_inc(&ep->ref);
 }
 
-typedef void (*cosched_ep_visit_t)(struct cosched_ep *ep, void *arg);
-void cosched_ep_visit_all_rcu(cosched_ep_visit_t fn, void *arg);
+typedef void (*cosched_ep_visit_t)(struct cosched_ep *ep, const void *arg);
+void cosched_ep_visit_all_rcu(cosched_ep_visit_t fn, const void *arg);
 void cosched_ep_publish_tunable(enum cosched_tunable_id id, unsigned int val);
 int cosched_nr_endpoints(void);
 const struct cosched_counters *cosched_global_counters(void);

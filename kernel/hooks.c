@@ -92,7 +92,11 @@ static void cosched_hook_reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cosched_hook_reaper, cosched_hook_reap_fn);
 
 /* The policy's action on hook arrivals, in process context. */
-static void cosched_hook_work_fn(struct kthread_work *work)
+/**
+ * cosched_hook_work_fn() - a hook arrival's policy action, on the worker
+ * @work: an endpoint's hook_work, queued with a reference on it
+ */
+void cosched_hook_work_fn(struct kthread_work *work)
 {
 	struct cosched_ep *ep = container_of(work, struct cosched_ep,
 					     hook_work);
@@ -411,15 +415,6 @@ int cosched_hook_unregister(struct cosched_ep *ep,
 	mutex_unlock(&cosched_hooks_mutex);
 	fput(file);
 	return ret;
-}
-
-/*
- * Called once for a new endpoint, before it is bound to its file: no
- * hook can be registered on it before.
- */
-void cosched_hooks_ep_init(struct cosched_ep *ep)
-{
-	kthread_init_work(&ep->hook_work, cosched_hook_work_fn);
 }
 
 /*

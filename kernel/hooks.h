@@ -7,6 +7,7 @@
 #ifndef _COSCHED_HOOKS_H
 #define _COSCHED_HOOKS_H
 
+#include <linux/kthread.h>
 #include <linux/types.h>
 
 #include <uapi/linux/cosched.h>
@@ -16,7 +17,7 @@ struct sock;
 
 int cosched_hooks_init(void);
 void cosched_hooks_exit(void);
-void cosched_hooks_ep_init(struct cosched_ep *ep);
+void cosched_hook_work_fn(struct kthread_work *work);
 void cosched_hooks_ep_release(struct cosched_ep *ep);
 int cosched_hook_register(struct cosched_ep *ep,
 			  const struct cosched_hook_reg *reg);

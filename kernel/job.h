@@ -40,7 +40,11 @@ static inline void cosched_job_get(struct cosched_job *job)
 	kobject_get(&job->kobj);
 }
 
-/* Any context: no uevent is ever sent, so the last put never sleeps. */
+/*
+ * Any context.  The last put never sleeps: no uevent is ever sent, and
+ * the directory is gone by then (cosched_job_leave() removes it when the
+ * last member leaves, and members hold references until after that).
+ */
 static inline void cosched_job_put(struct cosched_job *job)
 {
 	kobject_put(&job->kobj);

@@ -29,6 +29,7 @@ static void cosched_peer_lost(struct cosched_ep *ep)
  */
 void cosched_close_ep(struct cosched_ep *ep, bool orderly)
 {
+	WARN_ON_ONCE(!READ_ONCE(ep->hooks_closed));
 	cosched_ep_unlist(ep, orderly, cosched_peer_lost);
 	/* No boost or lowering for it can start after this. */
 	WRITE_ONCE(ep->dead, true);

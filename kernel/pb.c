@@ -53,7 +53,7 @@ static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
 }
 
 /* One endpoint's turn in the examination: is it its CPU's best so far? */
-static void cosched_pb_consider(struct cosched_ep *ep, void *arg)
+static void cosched_pb_consider(struct cosched_ep *ep, const void *arg)
 {
 	const struct cosched_policy_desc *pol = arg;
 	struct cosched_ep *best;
@@ -84,7 +84,7 @@ static void cosched_pb_examine(struct kthread_work *work)
 		return;
 
 	rcu_read_lock();
-	cosched_ep_visit_all_rcu(cosched_pb_consider, (void *)pol);
+	cosched_ep_visit_all_rcu(cosched_pb_consider, pol);
 	for_each_possible_cpu(cpu) {
 		ep = cosched_pb_pick[cpu];
 		if (!ep)

@@ -9,6 +9,7 @@
 #include <linux/wait.h>
 
 #include "boost.h"
+#include "counters.h"
 #include "endpoint.h"
 #include "job.h"
 #include "pb.h"

@@ -35,7 +35,7 @@ static DEFINE_SPINLOCK(cosched_tasks_lock);
 static DEFINE_HASHTABLE(cosched_tasks, 8);
 /* Dead-switch irq_works queued and not yet run: the module waits. */
 static atomic_t cosched_dead_pending = ATOMIC_INIT(0);
-static const struct cosched_task_ops *cosched_task_ops;
+static const struct cosched_task_ops *cosched_task_ops __ro_after_init;
 
 static void cosched_task_free_rcu(struct rcu_head *head)
 {

@@ -99,8 +99,9 @@ struct cosched_task {
 };
 
 /*
- * What the boost engine does with a record (boost.c hands these to
- * cosched_task_init(), so the record never calls up into it by name).
+ * What the boost engine does with a record (boost.c defines them, main.c
+ * hands them to cosched_task_init(), so the record never calls up into
+ * the engine by name).
  */
 struct cosched_task_ops {
 	/* A new record, before its notifier is registered. */

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "tunables.h"
 
@@ -112,6 +113,9 @@ unsigned int cosched_get(enum cosched_tunable_id id)
  * cosched_tunable_set() - store a value cosched_tunable_parse() accepted
  * @id: the tunable
  * @val: the value
+ *
+ * policy and spin_us are mirrored in the control pages: those go through
+ * cosched_ep_publish_tunable(), which calls this under its lock.
  */
 void cosched_tunable_set(enum cosched_tunable_id id, unsigned int val)
 {

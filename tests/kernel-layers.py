@@ -46,9 +46,14 @@ owner = {}
 for f in files:
     s = src[f]
     if f.endswith(".c"):
-        for m in re.finditer(r"^(?!static\b)[a-z][^\n;=(]*?\b(cosched_\w+)\s*\(",
-                             s, re.M):
-            owner.setdefault(m.group(1), f)
+        # Definitions only (a body follows), so that a prototype in a
+        # lower file cannot claim a higher file's function; the return
+        # type may be on the line before.
+        for m in re.finditer(r"^([a-z_][^\n;{}()]*\n)?((?:[a-z_][^\n;{}()]*?[\s*])?)"
+                             r"([a-z_]\w*)\([^;{}]*\)\s*\{", s, re.M):
+            head = (m.group(1) or "") + m.group(2)
+            if not re.search(r"\bstatic\b", head):
+                owner[m.group(3)] = f
         for m in re.finditer(r"^(?!static\b)(?:const\s+)?(?:struct\s+)?\w+\s+\**"
                              r"(cosched_\w+)\s*(?:\[[^\]]*\])?\s*=", s, re.M):
             owner.setdefault(m.group(1), f)
@@ -94,6 +99,20 @@ for f in files:
 
 # Mutable globals: file-scope definitions that are neither static nor const.
 for f in files:
+    for m in re.finditer(r"^(?:DEFINE_(?:MUTEX|SPINLOCK|RAW_SPINLOCK|RWLOCK|RWSEM|HASHTABLE|PER_CPU\w*|IDA|IDR|XARRAY\w*|WAIT_QUEUE_HEAD|STATIC_KEY\w*|LLIST_HEAD)|LIST_HEAD|HLIST_HEAD|DECLARE_PER_CPU\w*)"
+                         r"\(([^;]*)\);", src[f], re.M):
+        bad.append(f"{f}: mutable global '{m.group(1).split(',')[-1].strip()}'")
+    for m in re.finditer(r"^const\b[^\n(;=]*\*\s*(?!const\b)(\w+)\s*(?:=|;)",
+                         src[f], re.M):
+        bad.append(f"{f}: mutable pointer global '{m.group(1)}'")
+    for m in re.finditer(r"^(?!static\b|extern\b|typedef\b)[a-z_][\w \*]*"
+                         r"\(\s*\*\s*(\w+)\)\s*\([^;{]*\)\s*(?:=[^;]*)?;",
+                         src[f], re.M):
+        bad.append(f"{f}: mutable function pointer '{m.group(1)}'")
+    for m in re.finditer(r"^(?!static\b|const\b|extern\b|typedef\b|return\b|#)"
+                         r"[a-z_][\w \*]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*"
+                         r"(?:,|__\w+\s*[;=])", src[f], re.M):
+        bad.append(f"{f}: mutable global '{m.group(1)}'")
     for m in re.finditer(r"^(?!static\b|const\b|extern\b|typedef\b|struct\s+\w+\s*\{|"
                          r"enum\b|union\b|#)([a-z_][\w \*]*?\b(\w+)\s*"
                          r"(?:\[[^\]]*\])?\s*(?:=|;))", src[f], re.M):

@@ -74,6 +74,10 @@ status=0
 out=$(python3 "$root/tests/kernel-layers.py" "$root/kernel" 2>&1) || status=$?
 [ "$status" -eq 0 ] && out=''
 verdict "kernel layers (Documentation/design.rst)" "$status" "$out"
+status=0
+out=$(sh "$root/tests/kernel-layers-selftest.sh" 2>&1) || status=$?
+[ "$status" -eq 0 ] && out=''
+verdict "the layer check catches injected violations" "$status" "$out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

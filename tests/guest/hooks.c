@@ -752,7 +752,7 @@ static void test_latency(int n, int rounds, const char *raw)
 	       "(target 5x: %s)\n", mr, nr, mr >= 5 ? "met" : "NOT met");
 	/*
 	 * The target is 5x (met on 6.1: 8.2x).  On 6.12 local's tail is
-	 * already shorter (EEVDF) and the hook's hop through cosched_worker
+	 * already shorter (EEVDF) and the hook's hop through the boost worker
 	 * costs dcs a context switch that a doorbell does not pay: 4.5x
 	 * and 6.0x measured (Documentation/hooks.rst).  The suite asserts
 	 * what holds on both; the line above says whether 5x was reached.
