@@ -10,7 +10,7 @@
  * measurements that chose the default.  Both go through
  * sched_setattr_nocheck(), which may sleep, so every change is made in
  * process context under the task record's prio_lock; the expiry timer
- * only queues work for the module's unboost worker (main.c).
+ * only queues work for the module's unboost worker (workers.c).
  *
  * The state is the task's, not an endpoint's: a task with several
  * endpoints has one saved set of attributes and is boosted or lowered
@@ -22,15 +22,15 @@
 #include <linux/ktime.h>
 #include <linux/sched/prio.h>
 
-#include "cosched.h"
+#include "boost.h"
 #include "budget.h"
+#include "counters.h"
+#include "endpoint.h"
+#include "job.h"
 #include "task.h"
 #include "trace.h"
-
-const char * const cosched_mech_names[COSCHED_NR_MECHS] = {
-	[COSCHED_MECH_FIFO] = "fifo",
-	[COSCHED_MECH_NICE] = "nice",
-};
+#include "tunables.h"
+#include "workers.h"
 
 #define COSCHED_BOOST_RT_PRIO	1
 
@@ -173,7 +173,7 @@ static void cosched_boost_attr(struct cosched_task *t, unsigned int mech,
  *
  * Return: true if the owner is boosted now by this call.
  */
-bool cosched_boost(struct cosched_ep *ep, int reason)
+bool cosched_boost(struct cosched_ep *ep, enum cosched_boost_reason reason)
 {
 	struct cosched_task *t = ep->task;
 	struct task_struct *p = t->task;
@@ -336,7 +336,7 @@ static enum hrtimer_restart cosched_boost_expired(struct hrtimer *timer)
 	struct cosched_task *t = container_of(timer, struct cosched_task,
 					      boost_timer);
 
-	kthread_queue_work(cosched_unboost_worker, &t->unboost_work);
+	cosched_queue_unboost_work(&t->unboost_work);
 	return HRTIMER_NORESTART;
 }
 
@@ -373,12 +373,12 @@ static enum hrtimer_restart cosched_reboost_fire(struct hrtimer *timer)
 					      reboost_timer);
 
 	/* The timer's reference goes to the work, or back if it is queued. */
-	if (!kthread_queue_work(cosched_worker, &t->reboost_work))
+	if (!cosched_queue_boost_work(&t->reboost_work))
 		cosched_task_put(t);
 	return HRTIMER_NORESTART;
 }
 
-/**
+/*
  * cosched_task_preempted() - the owner lost its CPU while still runnable
  * @t: its record; called by its own sched_out notifier, with the
  *	runqueue lock held
@@ -393,7 +393,7 @@ static enum hrtimer_restart cosched_reboost_fire(struct hrtimer *timer)
  * pending when the worker looks.  Nothing here may wake a task, so an
  * hrtimer hands the boost to the worker; the timer holds a reference.
  */
-void cosched_task_preempted(struct cosched_task *t)
+static void cosched_task_preempted(struct cosched_task *t)
 {
 	WRITE_ONCE(t->arrival_unboosted, false);
 	if (test_bit(COSCHED_TASK_RETIRED, &t->flags) ||
@@ -404,7 +404,7 @@ void cosched_task_preempted(struct cosched_task *t)
 	hrtimer_start(&t->reboost_timer, 0, HRTIMER_MODE_REL);
 }
 
-void cosched_task_prio_init(struct cosched_task *t)
+static void cosched_task_prio_init(struct cosched_task *t)
 {
 	rt_mutex_init(&t->prio_lock);
 	t->prio_state = COSCHED_PRIO_OWN;
@@ -420,7 +420,7 @@ void cosched_task_prio_init(struct cosched_task *t)
  * The task's last endpoint is gone (RETIRED is set, so nothing new
  * starts): stop the timers and works and put its own attributes back.
  */
-void cosched_task_prio_release(struct cosched_task *t)
+static void cosched_task_prio_release(struct cosched_task *t)
 {
 	/* A notifier that saw the record before it retired is done. */
 	synchronize_rcu();
@@ -435,6 +435,12 @@ void cosched_task_prio_release(struct cosched_task *t)
 	cosched_set_own(t);
 	rt_mutex_unlock(&t->prio_lock);
 }
+
+const struct cosched_task_ops cosched_boost_task_ops = {
+	.init		= cosched_task_prio_init,
+	.retire		= cosched_task_prio_release,
+	.preempted	= cosched_task_preempted,
+};
 
 /**
  * cosched_ep_prio_release() - end what @ep started on its owner

@@ -22,9 +22,10 @@
 #include <linux/math64.h>
 #include <linux/percpu.h>
 
-#include "cosched.h"
 #include "budget.h"
+#include "job.h"
 #include "task.h"
+#include "tunables.h"
 #include "user.h"
 
 static struct cosched_bucket cosched_node_budget;
@@ -32,13 +33,6 @@ static struct cosched_bucket __percpu *cosched_cpu_budget;
 
 /* Shorter reservations are not worth a boost. */
 #define COSCHED_MIN_BOOST_NS	(10 * NSEC_PER_USEC)
-
-void cosched_bucket_init(struct cosched_bucket *b)
-{
-	raw_spin_lock_init(&b->lock);
-	b->window = 0;
-	b->used_ns = 0;
-}
 
 static u64 cosched_window_ns(void)
 {
@@ -128,7 +122,7 @@ u64 cosched_budget_reserve(struct cosched_charge *c, struct cosched_job *job,
 	if (!got)
 		return 0;
 
-	kobject_get(&job->kobj);
+	cosched_job_get(job);
 	cosched_user_get(user);
 	c->job = job;
 	c->user = user;

@@ -16,7 +16,12 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "cosched.h"
+#include "dev.h"
+#include "endpoint.h"
+#include "hooks.h"
+#include "policy.h"
+#include "ring.h"
+#include "tunables.h"
 
 struct cosched_file {
 	struct mutex lock;		/* binding of @ep */
@@ -24,6 +29,13 @@ struct cosched_file {
 	wait_queue_head_t poll_wq;	/* see cosched_poll() */
 	struct rcu_head rcu;
 };
+
+/* Hooks first: none may report for an endpoint being closed. */
+static void cosched_file_close_ep(struct cosched_ep *ep, bool orderly)
+{
+	cosched_hooks_ep_release(ep);
+	cosched_close_ep(ep, orderly);
+}
 
 /* The first version of each ioctl struct: anything shorter is -EINVAL. */
 #define COSCHED_V1_SIZE(type, last) offsetofend(type, last)
@@ -139,20 +151,20 @@ static long cosched_ioc_create(struct cosched_file *cf, unsigned int cmd,
 	 */
 	if (cosched_file_has_ep(cf))
 		return -EBUSY;
-	ep = cosched_ep_create(c.job_id, c.rank);
+	ep = cosched_ep_create(c.job_id, c.rank, cosched_hook_work_fn);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
 	c.endpoint_id = ep->id;
 	ret = cosched_copy_out(cmd, arg, &c, sizeof(c));
 	if (ret) {
-		cosched_ep_destroy(ep, true);
+		cosched_file_close_ep(ep, true);
 		return ret;
 	}
 	mutex_lock(&cf->lock);
 	if (cf->ep) {
 		/* Another thread bound one meanwhile: this one never was. */
 		mutex_unlock(&cf->lock);
-		cosched_ep_destroy(ep, true);
+		cosched_file_close_ep(ep, true);
 		return -EBUSY;
 	}
 	rcu_assign_pointer(ep->poll_wq, &cf->poll_wq);
@@ -177,7 +189,7 @@ static long cosched_ioc_destroy(struct cosched_file *cf)
 	mutex_unlock(&cf->lock);
 	if (!ep)
 		return -ENXIO;
-	cosched_ep_destroy(ep, true);
+	cosched_file_close_ep(ep, true);
 	return 0;
 }
 
@@ -474,7 +486,7 @@ static int cosched_release(struct inode *inode, struct file *file)
 	struct cosched_file *cf = file->private_data;
 
 	if (cf->ep)
-		cosched_ep_destroy(cf->ep, false);
+		cosched_file_close_ep(cf->ep, false);
 	mutex_destroy(&cf->lock);
 	/* An arrival may still be waking poll_wq through a stale endpoint. */
 	kfree_rcu(cf, rcu);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Endpoints and jobs: creation, lookup by (owner, job, rank), teardown.
+ * Endpoints: creation, lookup by (owner, job, rank), teardown, and the
+ * memory they share with user space: the control page (a mirror of the
+ * kernel's state) and the receive ring.
  *
- * Jobs are per user: a job id names a job of the caller's effective uid,
- * so no user can take, join or squat another user's job id.  An
- * endpoint is listed in the (owner, job, rank) hash that doorbells
+ * An endpoint is listed in the (owner, job, rank) hash that doorbells
  * search under RCU, in its job's list, in its owner task's and user's
  * lists, and in the list of all endpoints the examiner walks under RCU.
  * Memory is charged to the creator's memory cgroup and freed after an
@@ -14,24 +14,29 @@
 #include <linux/cred.h>
 #include <linux/gfp.h>
 #include <linux/hash.h>
+#include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/rculist.h>
 #include <linux/sched/task.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
-#include "cosched.h"
+#include "endpoint.h"
+#include "job.h"
 #include "task.h"
 #include "user.h"
 
-/* Serialises changes to the tables below and to the policy. */
-DEFINE_MUTEX(cosched_mutex);
-LIST_HEAD(cosched_endpoints);
-struct cosched_counters cosched_global_stats;
-atomic_t cosched_nr_endpoints = ATOMIC_INIT(0);
-atomic_t cosched_nr_jobs = ATOMIC_INIT(0);
+/*
+ * Serialises changes to the tables below and to what the control pages
+ * mirror of the tunables.
+ */
+static DEFINE_MUTEX(cosched_ep_table_mutex);
+static LIST_HEAD(cosched_endpoints);
+static struct cosched_counters cosched_global_stats;
+static atomic_t cosched_nr_live = ATOMIC_INIT(0);
 
-static DEFINE_HASHTABLE(cosched_jobs, 8);
 static DEFINE_HASHTABLE(cosched_ep_keys, 10);
 static atomic64_t cosched_next_id = ATOMIC64_INIT(0);
 
@@ -59,13 +64,94 @@ void cosched_set_state(struct cosched_ep *ep, u32 bit, bool on)
 	spin_unlock_irqrestore(&ep->arrive_lock, flags);
 }
 
-void cosched_ctrl_publish_policy(struct cosched_ep *ep)
+/* What the owner's wait loop follows: the policy and its spin time. */
+static void cosched_ctrl_publish_policy(struct cosched_ep *ep)
 {
 	unsigned int policy = cosched_get(COSCHED_T_POLICY);
 
+	lockdep_assert_held(&cosched_ep_table_mutex);
 	WRITE_ONCE(ep->ctrl->policy, policy);
-	WRITE_ONCE(ep->ctrl->wait_mode, cosched_policies[policy].wait_mode);
+	WRITE_ONCE(ep->ctrl->wait_mode, cosched_policy_desc(policy)->wait_mode);
 	WRITE_ONCE(ep->ctrl->spin_us, cosched_get(COSCHED_T_SPIN_US));
+}
+
+/**
+ * cosched_ep_publish_tunable() - set a tunable the control pages mirror
+ * @id: COSCHED_T_POLICY or COSCHED_T_SPIN_US
+ * @val: its new value, validated
+ *
+ * Every endpoint's page shows the new value when this returns, and an
+ * endpoint being created shows either the old one and then the new one,
+ * or the new one.
+ */
+void cosched_ep_publish_tunable(enum cosched_tunable_id id, unsigned int val)
+{
+	struct cosched_ep *ep;
+
+	mutex_lock(&cosched_ep_table_mutex);
+	cosched_tunable_set(id, val);
+	list_for_each_entry(ep, &cosched_endpoints, node)
+		cosched_ctrl_publish_policy(ep);
+	mutex_unlock(&cosched_ep_table_mutex);
+}
+
+/**
+ * cosched_ep_visit_all_rcu() - call @fn on every listed endpoint
+ * @fn: the visitor; it must not sleep, and may keep an endpoint until the
+ *	caller's rcu_read_unlock() (a reference keeps it longer)
+ * @arg: passed to @fn
+ *
+ * The caller holds rcu_read_lock(); endpoints created or destroyed
+ * meanwhile may or may not be visited.
+ */
+void cosched_ep_visit_all_rcu(cosched_ep_visit_t fn, const void *arg)
+{
+	struct cosched_ep *ep;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
+	list_for_each_entry_rcu(ep, &cosched_endpoints, node)
+		fn(ep, arg);
+}
+
+/* Live endpoints, for stats/endpoints. */
+int cosched_nr_endpoints(void)
+{
+	return atomic_read(&cosched_nr_live);
+}
+
+/* The module's counters, for stats/. */
+const struct cosched_counters *cosched_global_counters(void)
+{
+	return &cosched_global_stats;
+}
+
+/* Bytes of the data area of a ring created now: ring_kb, rounded up. */
+static u32 cosched_ring_data_bytes(void)
+{
+	return roundup_pow_of_two(cosched_get(COSCHED_T_RING_KB) * 1024U);
+}
+
+/* The size of a ring made now: a header page and the data area. */
+u32 cosched_ring_size(void)
+{
+	return PAGE_SIZE + cosched_ring_data_bytes();
+}
+
+static int cosched_ring_alloc(struct cosched_ep *ep)
+{
+	u32 data = cosched_ring_data_bytes();
+	struct cosched_ring *ring;
+
+	/* Charged to the creator's memory cgroup, like the endpoint. */
+	ring = __vmalloc(PAGE_SIZE + data, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!ring)
+		return -ENOMEM;
+	ring->data_size = data;
+	ring->data_offset = PAGE_SIZE;
+	ring->rank = ep->rank;
+	ep->ring = ring;
+	ep->ring_data = data;
+	return 0;
 }
 
 /*
@@ -109,56 +195,6 @@ bool cosched_may_steer_noaudit(struct cosched_ep *ep)
 	       ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE);
 }
 
-static struct cosched_job *cosched_job_find(kuid_t owner, u64 job_id)
-{
-	struct cosched_job *job;
-
-	lockdep_assert_held(&cosched_mutex);
-	hash_for_each_possible(cosched_jobs, job, node, job_id)
-		if (job->id == job_id && uid_eq(job->owner, owner))
-			return job;
-	return NULL;
-}
-
-static struct cosched_job *cosched_job_get_or_create(kuid_t owner,
-						     u64 job_id)
-{
-	struct cosched_job *job;
-	int ret;
-
-	job = cosched_job_find(owner, job_id);
-	if (job) {
-		kobject_get(&job->kobj);
-		return job;
-	}
-
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
-	if (!job)
-		return ERR_PTR(-ENOMEM);
-	job->id = job_id;
-	job->owner = owner;
-	INIT_LIST_HEAD(&job->eps);
-	mutex_init(&job->eps_lock);
-	cosched_bucket_init(&job->budget);
-	ret = cosched_job_sysfs_add(job);	/* consumes job on failure */
-	if (ret)
-		return ERR_PTR(ret);
-	hash_add(cosched_jobs, &job->node, job_id);
-	atomic_inc(&cosched_nr_jobs);
-	return job;
-}
-
-/* Drop one endpoint's membership; the last one unlists the job. */
-static void cosched_job_leave(struct cosched_job *job)
-{
-	lockdep_assert_held(&cosched_mutex);
-	if (--job->nr_endpoints)
-		return;
-	hash_del(&job->node);
-	atomic_dec(&cosched_nr_jobs);
-	cosched_job_sysfs_del(job);
-}
-
 static struct cosched_ep *cosched_key_find(kuid_t owner, u64 job_id,
 					   u32 rank)
 {
@@ -198,7 +234,7 @@ static void cosched_ep_free_rcu(struct rcu_head *head)
 	struct cosched_ep *ep = container_of(head, struct cosched_ep, rcu);
 
 	__free_page(ep->ctrl_page);
-	cosched_ring_free(ep);
+	vfree(ep->ring);
 	cosched_task_put(ep->task);
 	cosched_user_put(ep->user);
 	cosched_job_put(ep->job);
@@ -215,12 +251,15 @@ void cosched_ep_put(struct cosched_ep *ep)
  * cosched_ep_create() - create an endpoint owned by current
  * @job_id: the job, not 0: a job of current's effective uid
  * @rank: the rank, below COSCHED_MAX_RANKS
+ * @hook_fn: what the boost worker runs for the endpoint's arrival hooks
+ *	(hooks.c); set before the endpoint can be found
  *
  * Return: the endpoint holding one reference for the caller, or
  * ERR_PTR(-EEXIST) if the rank is taken, -EUSERS if the user has
  * user_max_endpoints endpoints already, -ENOMEM.
  */
-struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
+struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank,
+				     kthread_work_func_t hook_fn)
 {
 	kuid_t owner = current_euid();
 	struct cosched_job *job;
@@ -243,7 +282,8 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	refcount_set(&ep->ref, 1);
 	spin_lock_init(&ep->arrive_lock);
 	init_waitqueue_head(&ep->wq);
-	cosched_hooks_ep_init(ep);
+	INIT_LIST_HEAD(&ep->hooks);
+	kthread_init_work(&ep->hook_work, hook_fn);
 	ret = cosched_ring_alloc(ep);
 	if (ret)
 		goto err_page;
@@ -253,19 +293,18 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 		goto err_ring;
 	}
 
-	mutex_lock(&cosched_mutex);
+	mutex_lock(&cosched_ep_table_mutex);
 	rcu_read_lock();
 	ret = cosched_key_find(owner, job_id, rank) ? -EEXIST : 0;
 	rcu_read_unlock();
 	if (ret)
 		goto err_unlock;
-	job = cosched_job_get_or_create(owner, job_id);
+	job = cosched_job_join(owner, job_id);
 	if (IS_ERR(job)) {
 		ret = PTR_ERR(job);
 		goto err_unlock;
 	}
 	ep->job = job;
-	job->nr_endpoints++;
 	mutex_lock(&job->eps_lock);
 	list_add_tail(&ep->job_node, &job->eps);
 	mutex_unlock(&job->eps_lock);
@@ -297,15 +336,15 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank)
 	hash_add_rcu(cosched_ep_keys, &ep->key_node,
 		     cosched_key_hash(owner, job_id, rank));
 	list_add_tail_rcu(&ep->node, &cosched_endpoints);
-	atomic_inc(&cosched_nr_endpoints);
-	mutex_unlock(&cosched_mutex);
+	atomic_inc(&cosched_nr_live);
+	mutex_unlock(&cosched_ep_table_mutex);
 	return ep;
 
 err_unlock:
-	mutex_unlock(&cosched_mutex);
+	mutex_unlock(&cosched_ep_table_mutex);
 	cosched_task_put_unused(ep->task);
 err_ring:
-	cosched_ring_free(ep);
+	vfree(ep->ring);
 err_page:
 	__free_page(ep->ctrl_page);
 err_user:
@@ -339,46 +378,45 @@ void cosched_poll_wake(struct cosched_ep *ep, __poll_t mask)
 	rcu_read_unlock();
 }
 
-/*
- * Tell the other endpoints of @lost's job that a peer is gone for good:
- * their waits fail with -ECONNRESET instead of waiting for it forever,
- * and a yield made for its message ends.
+/**
+ * cosched_ep_peer_lost() - tell @ep that a peer of its job is gone
+ * @ep: the endpoint
+ *
+ * Its waits fail with -ECONNRESET instead of waiting for the peer
+ * forever.
  */
-static void cosched_job_peer_lost(struct cosched_ep *lost)
+void cosched_ep_peer_lost(struct cosched_ep *ep)
 {
-	struct cosched_ep *ep;
-
-	lockdep_assert_held(&lost->job->eps_lock);
-	list_for_each_entry(ep, &lost->job->eps, job_node) {
-		WRITE_ONCE(ep->ctrl->peers_lost,
-			   atomic_inc_return(&ep->peers_lost));
-		/* Pairs with the barrier implied by prepare_to_wait(). */
-		smp_mb();
-		wake_up_all(&ep->wq);
-		cosched_poll_wake(ep, EPOLLERR);
-		cosched_unlower(ep);
-	}
+	WRITE_ONCE(ep->ctrl->peers_lost, atomic_inc_return(&ep->peers_lost));
+	/* Pairs with the barrier implied by prepare_to_wait(). */
+	smp_mb();
+	wake_up_all(&ep->wq);
+	cosched_poll_wake(ep, EPOLLERR);
 }
 
 /**
- * cosched_ep_destroy() - unlist an endpoint and end everything it started
- * @ep: the endpoint; the caller's reference is dropped
+ * cosched_ep_unlist() - make an endpoint unreachable
+ * @ep: the endpoint
  * @orderly: the owner asked for it (COSCHED_IOC_DESTROY); otherwise the
- *	file went away with its endpoint, and the job's other endpoints are
- *	told that they lost a peer
+ *	file went away with its endpoint, and @peer_lost is called on each
+ *	of the job's other endpoints
+ * @peer_lost: what the caller does for a peer of a lost endpoint; called
+ *	under the job's eps_lock
  *
- * Waiters return -EIDRM, a boost or a yield is undone at once, and the
- * memory goes when the last reference does.
+ * Nothing finds @ep after this; work that holds a reference still may
+ * use it until cosched_ep_retire().
  */
-void cosched_ep_destroy(struct cosched_ep *ep, bool orderly)
+void cosched_ep_unlist(struct cosched_ep *ep, bool orderly,
+		       void (*peer_lost)(struct cosched_ep *peer))
 {
-	cosched_hooks_ep_release(ep);
-	mutex_lock(&cosched_mutex);
+	struct cosched_ep *peer;
+
+	mutex_lock(&cosched_ep_table_mutex);
 	hash_del_rcu(&ep->key_node);
 	list_del_rcu(&ep->node);
 	cosched_job_leave(ep->job);
-	atomic_dec(&cosched_nr_endpoints);
-	mutex_unlock(&cosched_mutex);
+	atomic_dec(&cosched_nr_live);
+	mutex_unlock(&cosched_ep_table_mutex);
 
 	/* The job's own lock: an exit walks its job, nothing global. */
 	mutex_lock(&ep->job->eps_lock);
@@ -386,12 +424,22 @@ void cosched_ep_destroy(struct cosched_ep *ep, bool orderly)
 	WRITE_ONCE(ep->ring->flags, orderly ? COSCHED_RING_CLOSED :
 					      COSCHED_RING_LOST);
 	if (!orderly)
-		cosched_job_peer_lost(ep);
+		list_for_each_entry(peer, &ep->job->eps, job_node)
+			peer_lost(peer);
 	mutex_unlock(&ep->job->eps_lock);
+}
 
-	/* No boost or lowering for it can start after this. */
-	WRITE_ONCE(ep->dead, true);
-	cosched_ep_prio_release(ep);
+/**
+ * cosched_ep_retire() - finish off an unlisted endpoint
+ * @ep: the endpoint, unlisted and dead, with nothing of its own running
+ *	on its owner any more; the caller's reference is dropped
+ *
+ * Waiters return -EIDRM, and the memory goes when the last reference
+ * does.
+ */
+void cosched_ep_retire(struct cosched_ep *ep)
+{
+	WARN_ON_ONCE(!READ_ONCE(ep->dead));
 	cosched_task_del_ep(ep->task, ep);
 	cosched_user_del_ep(ep);
 	WRITE_ONCE(ep->ring->on_cpu, 0);

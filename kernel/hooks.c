@@ -27,7 +27,7 @@
  * in the control page moves and a blocked receiver is woken, so a
  * receiver on its CPU or asleep sees it without waiting for a worker.
  * Only what the policy then does may sleep (a boost, the end of a
- * yield), so that alone goes to cosched_worker, as the endpoint's
+ * yield), so that alone goes to the boost worker, as the endpoint's
  * hook_work, and only when there is something to do: bursts coalesce.
  *
  * Lifetime: a registration ends at COSCHED_IOC_UNREGISTER, when its
@@ -55,7 +55,10 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#include "cosched.h"
+#include "endpoint.h"
+#include "hooks.h"
+#include "policy.h"
+#include "workers.h"
 
 /* One registered socket, ring or completion channel. */
 struct cosched_hook {
@@ -89,7 +92,11 @@ static void cosched_hook_reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cosched_hook_reaper, cosched_hook_reap_fn);
 
 /* The policy's action on hook arrivals, in process context. */
-static void cosched_hook_work_fn(struct kthread_work *work)
+/**
+ * cosched_hook_work_fn() - a hook arrival's policy action, on the worker
+ * @work: an endpoint's hook_work, queued with a reference on it
+ */
+void cosched_hook_work_fn(struct kthread_work *work)
 {
 	struct cosched_ep *ep = container_of(work, struct cosched_ep,
 					     hook_work);
@@ -110,7 +117,7 @@ static void cosched_hook_signal(struct cosched_ep *ep)
 		return;
 	/* Already queued, hook_work looks at this arrival too. */
 	if (READ_ONCE(ep->dead) || !cosched_arrive_notify(ep, 1) ||
-	    !kthread_queue_work(cosched_worker, &ep->hook_work))
+	    !cosched_queue_boost_work(&ep->hook_work))
 		cosched_ep_put(ep);
 }
 
@@ -410,15 +417,8 @@ int cosched_hook_unregister(struct cosched_ep *ep,
 	return ret;
 }
 
-/* Called once by cosched_ep_create(), before the endpoint is visible. */
-void cosched_hooks_ep_init(struct cosched_ep *ep)
-{
-	INIT_LIST_HEAD(&ep->hooks);
-	kthread_init_work(&ep->hook_work, cosched_hook_work_fn);
-}
-
 /*
- * Called once by cosched_ep_destroy(): drops every registration of @ep
+ * Called once, before the endpoint is closed: drops every registration of @ep
  * and refuses new ones.  A hook_work already queued still holds its own
  * reference and finds the endpoint dead.
  */
@@ -526,5 +526,5 @@ int cosched_hooks_init(void)
 void cosched_hooks_exit(void)
 {
 	cancel_delayed_work_sync(&cosched_hook_reaper);
-	kthread_flush_worker(cosched_worker);
+	cosched_flush_boost_worker();
 }

@@ -13,19 +13,26 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 
-#include "cosched.h"
+#include "boost.h"
+#include "budget.h"
+#include "dev.h"
+#include "hooks.h"
+#include "pb.h"
+#include "sysfs.h"
 #include "task.h"
+#include "tunables.h"
+#include "workers.h"
 
 /*
- * Two real-time workers, above the SCHED_FIFO priority 1 of a boost, so
- * that a boosted task busy-polling its CPU cannot keep them off it.  One
- * boosts (arrivals from hooks, the periodic examination, reboosts); the
- * other only ends boosts, so no unboost ever waits behind work that
- * sleeps.  The locks the unboost worker takes are rt_mutexes: a holder
- * it waits for runs at its priority.
+ * The layers, each calling only those below it:
+ *   entries     dev.c, hooks.c (and its kfuncs), sysfs.c, main.c
+ *   policy      policy.c, lifecycle.c
+ *   mechanisms  boost.c, budget.c, pb.c, ring.c
+ *   objects     endpoint.c, job.c, task.c, user.c
+ *   base        tunables.c, workers.c, counters.c, trace.c
+ * The task record reaches the boost engine only through the ops that
+ * main.c hands it (struct cosched_task_ops).
  */
-struct kthread_worker *cosched_worker;
-struct kthread_worker *cosched_unboost_worker;
 
 static int __init cosched_init(void)
 {
@@ -34,22 +41,13 @@ static int __init cosched_init(void)
 	ret = cosched_budget_init();
 	if (ret)
 		return ret;
-	cosched_worker = kthread_create_worker(0, "cosched");
-	if (IS_ERR(cosched_worker)) {
-		ret = PTR_ERR(cosched_worker);
+	ret = cosched_workers_init();
+	if (ret)
 		goto err_budget;
-	}
-	sched_set_fifo(cosched_worker->task);
-	cosched_unboost_worker = kthread_create_worker(0, "cosched-unboost");
-	if (IS_ERR(cosched_unboost_worker)) {
-		ret = PTR_ERR(cosched_unboost_worker);
-		goto err_wq;
-	}
-	sched_set_fifo(cosched_unboost_worker->task);
 	ret = cosched_sysfs_init();
 	if (ret)
-		goto err_unboost_wq;
-	ret = cosched_task_init();
+		goto err_workers;
+	ret = cosched_task_init(&cosched_boost_task_ops);
 	if (ret)
 		goto err_sysfs;
 	ret = cosched_pb_init();
@@ -62,7 +60,7 @@ static int __init cosched_init(void)
 	if (ret)
 		goto err_hooks;
 	pr_info("cosched: loaded, policy %s\n",
-		cosched_policy_names[cosched_get(COSCHED_T_POLICY)]);
+		cosched_policy_name(cosched_get(COSCHED_T_POLICY)));
 	return 0;
 
 err_hooks:
@@ -73,10 +71,8 @@ err_oncpu:
 	cosched_task_exit();
 err_sysfs:
 	cosched_sysfs_exit();
-err_unboost_wq:
-	kthread_destroy_worker(cosched_unboost_worker);
-err_wq:
-	kthread_destroy_worker(cosched_worker);
+err_workers:
+	cosched_workers_exit();
 err_budget:
 	cosched_budget_exit();
 	return ret;
@@ -99,8 +95,7 @@ static void __exit cosched_exit(void)
 	cosched_task_exit();
 	rcu_barrier();
 	rcu_barrier();
-	kthread_destroy_worker(cosched_unboost_worker);
-	kthread_destroy_worker(cosched_worker);
+	cosched_workers_exit();
 	cosched_sysfs_exit();
 	cosched_budget_exit();
 }

@@ -15,9 +15,13 @@
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
 
-#include "cosched.h"
+#include "boost.h"
+#include "endpoint.h"
+#include "pb.h"
 #include "task.h"
+#include "tunables.h"
 #include "user.h"
+#include "workers.h"
 
 static struct hrtimer cosched_pb_timer;
 static struct kthread_work cosched_pb_work;
@@ -48,6 +52,28 @@ static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
 	}
 }
 
+/* One endpoint's turn in the examination: is it its CPU's best so far? */
+static void cosched_pb_consider(struct cosched_ep *ep, const void *arg)
+{
+	const struct cosched_policy_desc *pol = arg;
+	struct cosched_ep *best;
+	unsigned int cpu;
+
+	/* pbt's order: when the kernel first saw the ring pending. */
+	if (!cosched_ring_pending(ep))
+		WRITE_ONCE(ep->ring_seen_ns, 0);
+	else if (!ep->ring_seen_ns)
+		WRITE_ONCE(ep->ring_seen_ns, ktime_get_ns());
+	if (READ_ONCE(ep->dead) || !cosched_pending(ep))
+		return;
+	cpu = cosched_task_cpu(ep->task);
+	best = cosched_pb_pick[cpu];
+	if (!best ||
+	    cosched_pb_rank(pol->pb_pick, ep, cosched_pb_cursor[cpu]) <
+	    cosched_pb_rank(pol->pb_pick, best, cosched_pb_cursor[cpu]))
+		cosched_pb_pick[cpu] = ep;
+}
+
 static void cosched_pb_examine(struct kthread_work *work)
 {
 	const struct cosched_policy_desc *pol = cosched_active_policy();
@@ -58,24 +84,7 @@ static void cosched_pb_examine(struct kthread_work *work)
 		return;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(ep, &cosched_endpoints, node) {
-		struct cosched_ep *best;
-		bool ring = cosched_ring_pending(ep);
-
-		/* pbt's order: when the kernel first saw the ring pending. */
-		if (!ring)
-			WRITE_ONCE(ep->ring_seen_ns, 0);
-		else if (!ep->ring_seen_ns)
-			WRITE_ONCE(ep->ring_seen_ns, ktime_get_ns());
-		cpu = cosched_task_cpu(ep->task);
-		if (READ_ONCE(ep->dead) || !cosched_pending(ep))
-			continue;
-		best = cosched_pb_pick[cpu];
-		if (!best ||
-		    cosched_pb_rank(pol->pb_pick, ep, cosched_pb_cursor[cpu]) <
-		    cosched_pb_rank(pol->pb_pick, best, cosched_pb_cursor[cpu]))
-			cosched_pb_pick[cpu] = ep;
-	}
+	cosched_ep_visit_all_rcu(cosched_pb_consider, pol);
 	for_each_possible_cpu(cpu) {
 		ep = cosched_pb_pick[cpu];
 		if (!ep)
@@ -141,7 +150,7 @@ static ktime_t cosched_pb_period(void)
 
 static enum hrtimer_restart cosched_pb_tick(struct hrtimer *timer)
 {
-	kthread_queue_work(cosched_worker, &cosched_pb_work);
+	cosched_queue_boost_work(&cosched_pb_work);
 	hrtimer_forward_now(timer, cosched_pb_period());
 	return HRTIMER_RESTART;
 }

@@ -8,39 +8,15 @@
 #include <linux/poll.h>
 #include <linux/wait.h>
 
-#include "cosched.h"
+#include "boost.h"
+#include "counters.h"
+#include "endpoint.h"
+#include "job.h"
+#include "pb.h"
+#include "policy.h"
 #include "task.h"
 #include "trace.h"
-
-const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
-	[COSCHED_POLICY_LOCAL]	= "local",
-	[COSCHED_POLICY_SB]	= "sb",
-	[COSCHED_POLICY_SY]	= "sy",
-	[COSCHED_POLICY_DCS]	= "dcs",
-	[COSCHED_POLICY_DCS_SB]	= "dcs-sb",
-	[COSCHED_POLICY_DCS_SY]	= "dcs-sy",
-	[COSCHED_POLICY_PB]	= "pb",
-	[COSCHED_POLICY_PBT]	= "pbt",
-	[COSCHED_POLICY_PB_SB]	= "pb-sb",
-	[COSCHED_POLICY_PB_SY]	= "pb-sy",
-};
-
-#define POLICY(arrival, wait, pick) \
-	{ .on_arrival = COSCHED_ON_ARRIVAL_##arrival, \
-	  .wait_mode = COSCHED_WAIT_##wait, .pb_pick = COSCHED_PB_##pick }
-
-const struct cosched_policy_desc cosched_policies[COSCHED_NR_POLICIES] = {
-	[COSCHED_POLICY_LOCAL]	= POLICY(NOTHING, BUSY, ROUND_ROBIN),
-	[COSCHED_POLICY_SB]	= POLICY(NOTHING, BLOCK, ROUND_ROBIN),
-	[COSCHED_POLICY_SY]	= POLICY(NOTHING, YIELD, ROUND_ROBIN),
-	[COSCHED_POLICY_DCS]	= POLICY(BOOST, BUSY, ROUND_ROBIN),
-	[COSCHED_POLICY_DCS_SB]	= POLICY(BOOST, BLOCK, ROUND_ROBIN),
-	[COSCHED_POLICY_DCS_SY]	= POLICY(BOOST, YIELD, ROUND_ROBIN),
-	[COSCHED_POLICY_PB]	= POLICY(PERIODIC, BUSY, ROUND_ROBIN),
-	[COSCHED_POLICY_PBT]	= POLICY(PERIODIC, BUSY, NEWEST),
-	[COSCHED_POLICY_PB_SB]	= POLICY(PERIODIC, BLOCK, PREFER_BLOCKED),
-	[COSCHED_POLICY_PB_SY]	= POLICY(PERIODIC, YIELD, ROUND_ROBIN),
-};
+#include "tunables.h"
 
 /**
  * cosched_set_policy() - switch the policy of every endpoint
@@ -53,15 +29,43 @@ const struct cosched_policy_desc cosched_policies[COSCHED_NR_POLICIES] = {
  */
 int cosched_set_policy(unsigned int policy)
 {
-	struct cosched_ep *ep;
-
-	mutex_lock(&cosched_mutex);
-	WRITE_ONCE(cosched_tun[COSCHED_T_POLICY], policy);
-	list_for_each_entry(ep, &cosched_endpoints, node)
-		cosched_ctrl_publish_policy(ep);
-	mutex_unlock(&cosched_mutex);
+	cosched_ep_publish_tunable(COSCHED_T_POLICY, policy);
 	cosched_pb_update();
 	return 0;
+}
+
+/**
+ * cosched_tunable_store() - set a tunable at run time
+ * @id: the tunable
+ * @buf: its new value as text
+ *
+ * What the control pages mirror is republished, and the examiner follows
+ * a new policy or period at once.
+ *
+ * Return: 0, or a negative errno with the tunable unchanged.
+ */
+int cosched_tunable_store(enum cosched_tunable_id id, const char *buf)
+{
+	unsigned int val;
+	int ret;
+
+	ret = cosched_tunable_parse(id, buf, &val);
+	if (ret)
+		return ret;
+	switch (id) {
+	case COSCHED_T_POLICY:
+		return cosched_set_policy(val);
+	case COSCHED_T_SPIN_US:
+		cosched_ep_publish_tunable(id, val);
+		return 0;
+	case COSCHED_T_PB_PERIOD_US:
+		cosched_tunable_set(id, val);
+		cosched_pb_update();
+		return 0;
+	default:
+		cosched_tunable_set(id, val);
+		return 0;
+	}
 }
 
 /**
@@ -129,7 +133,7 @@ bool cosched_arrive_notify(struct cosched_ep *ep, u32 count)
  * Ends a yield made while waiting for a message, and under the dcs
  * policies boosts an owner that is off its CPU with arrivals it has not
  * consumed.  Process context.  Called right after cosched_arrive_notify()
- * or, for hook arrivals, some time later on cosched_worker: the receiver
+ * or, for hook arrivals, some time later on the boost worker: the receiver
  * may have run and read everything meanwhile, and then needs no boost.
  */
 void cosched_arrive_steer(struct cosched_ep *ep)

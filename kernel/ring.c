@@ -1,61 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Receive rings: one per endpoint, allocated here and mapped by the
- * processes of the endpoint's job, which exchange messages through them
- * without system calls (libcosched owns the record format).  The module
- * only reads the ring's head and tail to see pending messages.
+ * Receive rings: one per endpoint (allocated with it, endpoint.c), mapped
+ * here into the processes of the endpoint's job, which exchange messages
+ * through them without system calls (libcosched owns the record
+ * format).  The module only reads the ring's head and tail to see
+ * pending messages.
  */
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 
-#include "cosched.h"
-
-/* Bytes of the data area of a ring created now: ring_kb, rounded up. */
-static u32 cosched_ring_data_bytes(void)
-{
-	return roundup_pow_of_two(cosched_get(COSCHED_T_RING_KB) * 1024U);
-}
-
-u32 cosched_ring_size(void)
-{
-	return PAGE_SIZE + cosched_ring_data_bytes();
-}
-
-/**
- * cosched_ring_alloc() - give a new endpoint its receive ring
- * @ep: the endpoint, not yet visible
- *
- * Return: 0 or -ENOMEM.
- */
-int cosched_ring_alloc(struct cosched_ep *ep)
-{
-	u32 data = cosched_ring_data_bytes();
-	struct cosched_ring *ring;
-
-	/* Charged to the creator's memory cgroup, like the endpoint. */
-	ring = __vmalloc(PAGE_SIZE + data, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!ring)
-		return -ENOMEM;
-	ring->data_size = data;
-	ring->data_offset = PAGE_SIZE;
-	ring->rank = ep->rank;
-	ep->ring = ring;
-	ep->ring_data = data;
-	return 0;
-}
-
-/* Also called from the RCU callback that frees the endpoint. */
-void cosched_ring_free(struct cosched_ep *ep)
-{
-	vfree(ep->ring);
-}
-
-/* True while senders have reserved more than the owner consumed. */
-bool cosched_ring_pending(struct cosched_ep *ep)
-{
-	return READ_ONCE(ep->ring->tail) != READ_ONCE(ep->ring->head);
-}
+#include "endpoint.h"
+#include "job.h"
+#include "ring.h"
 
 /* Map the ring's pages, one by one: a vmalloc area is not contiguous. */
 static int cosched_ring_insert(struct vm_area_struct *vma, void *ring,

@@ -8,23 +8,15 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
-#include "cosched.h"
-
-const char * const cosched_counter_names[COSCHED_NR_COUNTERS] = {
-	[COSCHED_CNT_ARRIVALS]		= "arrivals",
-	[COSCHED_CNT_DOORBELLS]		= "doorbells",
-	[COSCHED_CNT_BOOSTS]		= "boosts",
-	[COSCHED_CNT_BOOSTED_NS]	= "boosted_ns",
-	[COSCHED_CNT_BLOCKS]		= "blocks",
-	[COSCHED_CNT_WAKEUPS]		= "wakeups",
-	[COSCHED_CNT_YIELDS]		= "yields",
-	[COSCHED_CNT_BUDGET_EXHAUSTED]	= "budget_exhausted",
-};
+#include "endpoint.h"
+#include "job.h"
+#include "policy.h"
+#include "sysfs.h"
+#include "tunables.h"
 
 static struct kobject *cosched_kobj;
-static struct kobject *cosched_jobs_kobj;
 
-/* An attribute that knows which tunable or counter it shows. */
+/* An attribute that knows which tunable it shows. */
 struct cosched_attr {
 	struct kobj_attribute kattr;
 	unsigned int index;
@@ -88,60 +80,26 @@ static const struct attribute_group cosched_tunable_group = {
 
 /* Counters, shared by stats/ and jobs/<id>/ */
 
-static struct cosched_counters *cosched_kobj_counters(struct kobject *kobj)
-{
-	if (kobj == cosched_kobj)
-		return &cosched_global_stats;
-	return &container_of(kobj, struct cosched_job, kobj)->stats;
-}
-
 static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *a,
 			    char *buf)
 {
-	struct cosched_counters *c = cosched_kobj_counters(kobj);
-
-	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&c->val[to_cosched_attr(a)->index]));
+	return cosched_counter_show(cosched_global_counters(), a, buf);
 }
 
-#define COUNTER_ATTR(_name, _id) \
-	static struct cosched_attr counter_##_name = { \
-		.kattr = __ATTR(_name, 0444, counter_show, NULL), \
-		.index = _id }
-
-COUNTER_ATTR(arrivals, COSCHED_CNT_ARRIVALS);
-COUNTER_ATTR(doorbells, COSCHED_CNT_DOORBELLS);
-COUNTER_ATTR(boosts, COSCHED_CNT_BOOSTS);
-COUNTER_ATTR(boosted_ns, COSCHED_CNT_BOOSTED_NS);
-COUNTER_ATTR(blocks, COSCHED_CNT_BLOCKS);
-COUNTER_ATTR(wakeups, COSCHED_CNT_WAKEUPS);
-COUNTER_ATTR(yields, COSCHED_CNT_YIELDS);
-COUNTER_ATTR(budget_exhausted, COSCHED_CNT_BUDGET_EXHAUSTED);
-
-static struct attribute *cosched_counter_attrs[] = {
-	&counter_arrivals.kattr.attr,
-	&counter_doorbells.kattr.attr,
-	&counter_boosts.kattr.attr,
-	&counter_boosted_ns.kattr.attr,
-	&counter_blocks.kattr.attr,
-	&counter_wakeups.kattr.attr,
-	&counter_yields.kattr.attr,
-	&counter_budget_exhausted.kattr.attr,
-	NULL,
-};
+COSCHED_DEFINE_COUNTER_ATTRS();
 
 /* stats/: the module's counters and live object counts */
 
 static ssize_t live_endpoints_show(struct kobject *kobj,
 				   struct kobj_attribute *a, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&cosched_nr_endpoints));
+	return sysfs_emit(buf, "%d\n", cosched_nr_endpoints());
 }
 
 static ssize_t live_jobs_show(struct kobject *kobj, struct kobj_attribute *a,
 			      char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&cosched_nr_jobs));
+	return sysfs_emit(buf, "%d\n", cosched_nr_jobs());
 }
 
 static struct kobj_attribute live_endpoints_attr =
@@ -157,103 +115,13 @@ static struct attribute *cosched_live_attrs[] = {
 
 static const struct attribute_group cosched_stats_group = {
 	.name = "stats",
-	.attrs = cosched_counter_attrs,
+	.attrs = counter_attrs,
 };
 
 static const struct attribute_group cosched_live_group = {
 	.name = "stats",
 	.attrs = cosched_live_attrs,
 };
-
-/* jobs/<id>/ */
-
-static struct cosched_job *to_job(struct kobject *kobj)
-{
-	return container_of(kobj, struct cosched_job, kobj);
-}
-
-static ssize_t job_endpoints_show(struct kobject *kobj,
-				  struct kobj_attribute *a, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(to_job(kobj)->nr_endpoints));
-}
-
-static ssize_t job_owner_uid_show(struct kobject *kobj,
-				  struct kobj_attribute *a, char *buf)
-{
-	return sysfs_emit(buf, "%u\n",
-			  from_kuid_munged(current_user_ns(),
-					   to_job(kobj)->owner));
-}
-
-static struct kobj_attribute job_endpoints_attr =
-	__ATTR(endpoints, 0444, job_endpoints_show, NULL);
-static struct kobj_attribute job_owner_uid_attr =
-	__ATTR(owner_uid, 0444, job_owner_uid_show, NULL);
-
-static struct attribute *cosched_job_attrs[] = {
-	&job_endpoints_attr.attr,
-	&job_owner_uid_attr.attr,
-	NULL,
-};
-
-static const struct attribute_group cosched_job_counter_group = {
-	.attrs = cosched_counter_attrs,
-};
-
-static const struct attribute_group cosched_job_group = {
-	.attrs = cosched_job_attrs,
-};
-
-static const struct attribute_group *cosched_job_groups[] = {
-	&cosched_job_counter_group,
-	&cosched_job_group,
-	NULL,
-};
-
-/* Runs when the last endpoint of the job is freed (RCU callback). */
-static void cosched_job_release(struct kobject *kobj)
-{
-	mutex_destroy(&to_job(kobj)->eps_lock);
-	kfree(to_job(kobj));
-}
-
-const struct kobj_type cosched_job_ktype = {
-	.release = cosched_job_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = cosched_job_groups,
-};
-
-/**
- * cosched_job_sysfs_add() - publish a new job in jobs/<id>/
- * @job: the job; freed through its kobject if this fails
- *
- * No uevent is sent, so the final kobject_put() never sleeps and may run
- * from the RCU callback that frees the job's last endpoint.
- *
- * Return: 0 or a negative errno.
- */
-int cosched_job_sysfs_add(struct cosched_job *job)
-{
-	int ret;
-
-	ret = kobject_init_and_add(&job->kobj, &cosched_job_ktype,
-				   cosched_jobs_kobj, "%u-%llu",
-				   from_kuid(&init_user_ns, job->owner), job->id);
-	if (ret)
-		kobject_put(&job->kobj);
-	return ret;
-}
-
-void cosched_job_sysfs_del(struct cosched_job *job)
-{
-	kobject_del(&job->kobj);
-}
-
-void cosched_job_put(struct cosched_job *job)
-{
-	kobject_put(&job->kobj);
-}
 
 int cosched_sysfs_init(void)
 {
@@ -271,11 +139,9 @@ int cosched_sysfs_init(void)
 	ret = sysfs_merge_group(cosched_kobj, &cosched_live_group);
 	if (ret)
 		goto err_stats_group;
-	cosched_jobs_kobj = kobject_create_and_add("jobs", cosched_kobj);
-	if (!cosched_jobs_kobj) {
-		ret = -ENOMEM;
+	ret = cosched_jobs_init(cosched_kobj);
+	if (ret)
 		goto err_stats;
-	}
 	return 0;
 
 err_stats:
@@ -291,7 +157,7 @@ err_put:
 
 void cosched_sysfs_exit(void)
 {
-	kobject_put(cosched_jobs_kobj);
+	cosched_jobs_exit();
 	sysfs_unmerge_group(cosched_kobj, &cosched_live_group);
 	sysfs_remove_group(cosched_kobj, &cosched_stats_group);
 	sysfs_remove_group(cosched_kobj, &cosched_tunable_group);

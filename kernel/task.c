@@ -28,13 +28,14 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
-#include "cosched.h"
+#include "endpoint.h"
 #include "task.h"
 
 static DEFINE_SPINLOCK(cosched_tasks_lock);
 static DEFINE_HASHTABLE(cosched_tasks, 8);
 /* Dead-switch irq_works queued and not yet run: the module waits. */
 static atomic_t cosched_dead_pending = ATOMIC_INIT(0);
+static const struct cosched_task_ops *cosched_task_ops __ro_after_init;
 
 static void cosched_task_free_rcu(struct rcu_head *head)
 {
@@ -106,7 +107,7 @@ static void cosched_task_sched_out(struct preempt_notifier *pn,
 	}
 	/* Still runnable: preempted rather than gone to sleep. */
 	if (state == TASK_RUNNING && READ_ONCE(t->arrival_unboosted))
-		cosched_task_preempted(t);
+		cosched_task_ops->preempted(t);
 }
 
 static struct preempt_ops cosched_task_preempt_ops = {
@@ -211,7 +212,7 @@ struct cosched_task *cosched_task_get_current(void)
 	init_irq_work(&t->dead_work, cosched_task_dead);
 	t->on_cpu = true;
 	t->cpu = raw_smp_processor_id();
-	cosched_task_prio_init(t);
+	cosched_task_ops->init(t);
 
 	preempt_notifier_init(&t->pn, &cosched_task_preempt_ops);
 	set_bit(COSCHED_TASK_REGISTERED, &t->flags);
@@ -282,7 +283,7 @@ void cosched_task_del_ep(struct cosched_task *t, struct cosched_ep *ep)
 	if (!last)
 		return;
 	cosched_task_unlist(t);
-	cosched_task_prio_release(t);
+	cosched_task_ops->retire(t);
 	cosched_task_unregister(t);
 }
 
@@ -309,8 +310,15 @@ void cosched_task_put_unused(struct cosched_task *t)
 	cosched_task_put(t);
 }
 
-int cosched_task_init(void)
+/**
+ * cosched_task_init() - get ready to make records
+ * @ops: the boost engine's part of a record's life
+ *
+ * Return: 0.
+ */
+int cosched_task_init(const struct cosched_task_ops *ops)
 {
+	cosched_task_ops = ops;
 	/* Registering a notifier with the key off would warn. */
 	preempt_notifier_inc();
 	return 0;

@@ -98,7 +98,21 @@ struct cosched_task {
 	struct kthread_work unboost_work;
 };
 
-int cosched_task_init(void);
+/*
+ * What the boost engine does with a record (boost.c defines them, main.c
+ * hands them to cosched_task_init(), so the record never calls up into
+ * the engine by name).
+ */
+struct cosched_task_ops {
+	/* A new record, before its notifier is registered. */
+	void (*init)(struct cosched_task *t);
+	/* Its last endpoint went: end what runs on the task. */
+	void (*retire)(struct cosched_task *t);
+	/* Its sched_out found it still runnable; runqueue lock held. */
+	void (*preempted)(struct cosched_task *t);
+};
+
+int cosched_task_init(const struct cosched_task_ops *ops);
 void cosched_task_exit(void);
 struct cosched_task *cosched_task_get_current(void);
 void cosched_task_put(struct cosched_task *t);
@@ -106,11 +120,6 @@ void cosched_task_put_unused(struct cosched_task *t);
 bool cosched_task_add_ep(struct cosched_task *t, struct cosched_ep *ep);
 void cosched_task_del_ep(struct cosched_task *t, struct cosched_ep *ep);
 void cosched_task_mirror(struct cosched_task *t);
-
-/* boost.c */
-void cosched_task_prio_init(struct cosched_task *t);
-void cosched_task_prio_release(struct cosched_task *t);
-void cosched_task_preempted(struct cosched_task *t);
 
 static inline bool cosched_task_on_cpu(struct cosched_task *t)
 {

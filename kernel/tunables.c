@@ -2,16 +2,18 @@
 /*
  * Tunables: one table gives every tunable its range, so the module
  * parameters (load time) and /sys/kernel/cosched (run time) validate the
- * same way.
+ * same way; and the table of the policies' behaviour, which the policy
+ * tunable selects a row of.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
-#include "cosched.h"
+#include "tunables.h"
 
-const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
+static const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_POLICY]		= "policy",
 	[COSCHED_T_SPIN_US]		= "spin_us",
 	[COSCHED_T_PB_PERIOD_US]	= "pb_period_us",
@@ -24,6 +26,41 @@ const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_CPU_BUDGET_PCT]	= "cpu_budget_pct",
 	[COSCHED_T_GLOBAL_BUDGET_PCT]	= "global_budget_pct",
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= "user_max_endpoints",
+};
+
+static const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
+	[COSCHED_POLICY_LOCAL]	= "local",
+	[COSCHED_POLICY_SB]	= "sb",
+	[COSCHED_POLICY_SY]	= "sy",
+	[COSCHED_POLICY_DCS]	= "dcs",
+	[COSCHED_POLICY_DCS_SB]	= "dcs-sb",
+	[COSCHED_POLICY_DCS_SY]	= "dcs-sy",
+	[COSCHED_POLICY_PB]	= "pb",
+	[COSCHED_POLICY_PBT]	= "pbt",
+	[COSCHED_POLICY_PB_SB]	= "pb-sb",
+	[COSCHED_POLICY_PB_SY]	= "pb-sy",
+};
+
+#define POLICY(arrival, wait, pick) \
+	{ .on_arrival = COSCHED_ON_ARRIVAL_##arrival, \
+	  .wait_mode = COSCHED_WAIT_##wait, .pb_pick = COSCHED_PB_##pick }
+
+static const struct cosched_policy_desc cosched_policies[COSCHED_NR_POLICIES] = {
+	[COSCHED_POLICY_LOCAL]	= POLICY(NOTHING, BUSY, ROUND_ROBIN),
+	[COSCHED_POLICY_SB]	= POLICY(NOTHING, BLOCK, ROUND_ROBIN),
+	[COSCHED_POLICY_SY]	= POLICY(NOTHING, YIELD, ROUND_ROBIN),
+	[COSCHED_POLICY_DCS]	= POLICY(BOOST, BUSY, ROUND_ROBIN),
+	[COSCHED_POLICY_DCS_SB]	= POLICY(BOOST, BLOCK, ROUND_ROBIN),
+	[COSCHED_POLICY_DCS_SY]	= POLICY(BOOST, YIELD, ROUND_ROBIN),
+	[COSCHED_POLICY_PB]	= POLICY(PERIODIC, BUSY, ROUND_ROBIN),
+	[COSCHED_POLICY_PBT]	= POLICY(PERIODIC, BUSY, NEWEST),
+	[COSCHED_POLICY_PB_SB]	= POLICY(PERIODIC, BLOCK, PREFER_BLOCKED),
+	[COSCHED_POLICY_PB_SY]	= POLICY(PERIODIC, YIELD, ROUND_ROBIN),
+};
+
+static const char * const cosched_mech_names[COSCHED_NR_MECHS] = {
+	[COSCHED_MECH_FIFO] = "fifo",
+	[COSCHED_MECH_NICE] = "nice",
 };
 
 /* Numeric ranges; the two named tunables are indexes into name lists. */
@@ -44,7 +81,7 @@ static const struct {
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= { 1, 1000000 },
 };
 
-unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
+static unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_POLICY]		= COSCHED_POLICY_LOCAL,
 	[COSCHED_T_SPIN_US]		= 250,	/* thesis: 250-300 us */
 	[COSCHED_T_PB_PERIOD_US]	= 10000,	/* thesis: 10 ms */
@@ -59,6 +96,48 @@ unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= 256,
 };
 
+/**
+ * cosched_get() - the current value of a tunable
+ * @id: the tunable
+ *
+ * Any context.  A value read twice may differ: callers read it once.
+ *
+ * Return: the value.
+ */
+unsigned int cosched_get(enum cosched_tunable_id id)
+{
+	return READ_ONCE(cosched_tun[id]);
+}
+
+/**
+ * cosched_tunable_set() - store a value cosched_tunable_parse() accepted
+ * @id: the tunable
+ * @val: the value
+ *
+ * policy and spin_us are mirrored in the control pages: those go through
+ * cosched_ep_publish_tunable(), which calls this under its lock.
+ */
+void cosched_tunable_set(enum cosched_tunable_id id, unsigned int val)
+{
+	WRITE_ONCE(cosched_tun[id], val);
+}
+
+const char *cosched_policy_name(unsigned int policy)
+{
+	return cosched_policy_names[policy];
+}
+
+const struct cosched_policy_desc *cosched_policy_desc(unsigned int policy)
+{
+	return &cosched_policies[policy];
+}
+
+/* The row of the policy in force; a switch is seen at the next call. */
+const struct cosched_policy_desc *cosched_active_policy(void)
+{
+	return cosched_policy_desc(cosched_get(COSCHED_T_POLICY));
+}
+
 static int cosched_name_index(const char * const *names, unsigned int n,
 			      const char *buf)
 {
@@ -72,12 +151,6 @@ static int cosched_name_index(const char * const *names, unsigned int n,
 		if (strlen(names[i]) == len && !strncmp(names[i], buf, len))
 			return i;
 	return -EINVAL;
-}
-
-int cosched_policy_parse(const char *buf)
-{
-	return cosched_name_index(cosched_policy_names, COSCHED_NR_POLICIES,
-				  buf);
 }
 
 /**
@@ -95,7 +168,8 @@ int cosched_tunable_parse(enum cosched_tunable_id id, const char *buf,
 
 	switch (id) {
 	case COSCHED_T_POLICY:
-		ret = cosched_policy_parse(buf);
+		ret = cosched_name_index(cosched_policy_names,
+					 COSCHED_NR_POLICIES, buf);
 		break;
 	case COSCHED_T_BOOST_MECH:
 		ret = cosched_name_index(cosched_mech_names, COSCHED_NR_MECHS,
@@ -114,38 +188,6 @@ int cosched_tunable_parse(enum cosched_tunable_id id, const char *buf,
 	if (ret < cosched_range[id].min || ret > cosched_range[id].max)
 		return -EINVAL;
 	*val = ret;
-	return 0;
-}
-
-/**
- * cosched_tunable_store() - set a tunable at run time
- * @id: the tunable
- * @buf: its new value as text
- *
- * Return: 0, or a negative errno with the tunable unchanged.
- */
-int cosched_tunable_store(enum cosched_tunable_id id, const char *buf)
-{
-	unsigned int val;
-	int ret;
-
-	ret = cosched_tunable_parse(id, buf, &val);
-	if (ret)
-		return ret;
-	if (id == COSCHED_T_POLICY)
-		return cosched_set_policy(val);
-
-	mutex_lock(&cosched_mutex);
-	WRITE_ONCE(cosched_tun[id], val);
-	if (id == COSCHED_T_SPIN_US) {
-		struct cosched_ep *ep;
-
-		list_for_each_entry(ep, &cosched_endpoints, node)
-			cosched_ctrl_publish_policy(ep);
-	}
-	mutex_unlock(&cosched_mutex);
-	if (id == COSCHED_T_PB_PERIOD_US)
-		cosched_pb_update();
 	return 0;
 }
 

@@ -7,7 +7,8 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
-#include "cosched.h"
+#include "endpoint.h"
+#include "tunables.h"
 #include "user.h"
 
 static DEFINE_SPINLOCK(cosched_users_lock);

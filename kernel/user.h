@@ -11,7 +11,9 @@
 #include <linux/refcount.h>
 #include <linux/uidgid.h>
 
-#include "budget.h"
+#include "bucket.h"
+
+struct cosched_ep;
 
 struct cosched_user {
 	kuid_t uid;

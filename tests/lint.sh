@@ -2,7 +2,9 @@
 # Kernel-style gates on the module, for every test kernel:
 #   - builds with no warnings at W=1,
 #   - sparse (C=2) reports nothing,
-#   - checkpatch.pl --strict (from Debian's linux-source-6.1) reports nothing.
+#   - checkpatch.pl --strict (from Debian's linux-source-6.1) reports nothing,
+#   - kernel-doc is complete,
+#   - the files keep their layers (tests/kernel-layers.py).
 # Prints one "ok"/"not ok" line per gate and a final "N passed, N failed".
 set -euo pipefail
 
@@ -66,6 +68,16 @@ verdict "checkpatch --strict" 0 "$out"
 out=$(perl "$scripts/kernel-doc" -none kernel/*.c kernel/*.h \
 	include/uapi/linux/cosched.h 2>&1 || true)
 verdict "kernel-doc complete" 0 "$out"
+
+# Calls go down the layers only, and no file shares a mutable global.
+status=0
+out=$(python3 "$root/tests/kernel-layers.py" "$root/kernel" 2>&1) || status=$?
+[ "$status" -eq 0 ] && out=''
+verdict "kernel layers (Documentation/design.rst)" "$status" "$out"
+status=0
+out=$(sh "$root/tests/kernel-layers-selftest.sh" 2>&1) || status=$?
+[ "$status" -eq 0 ] && out=''
+verdict "the layer check catches injected violations" "$status" "$out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

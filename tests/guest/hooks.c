@@ -671,7 +671,7 @@ static void test_latency(int n, int rounds, const char *raw)
 {
 	static u64 loc[10000], dcs[10000], tmp[10000];
 	int per = (n + rounds - 1) / rounds, got = 0, nr = 0;
-	double ratio[64];
+	double ratio[64], steal[64];
 	char pol[32];
 
 	if (n > 10000)
@@ -682,6 +682,7 @@ static void test_latency(int n, int rounds, const char *raw)
 	for (int r = 0; r < rounds && r < 64 && got + per <= 10000; r++) {
 		u64 l9, d9;
 
+		steal[nr] = host_steal_pct(0, 300, 500, NULL);
 		if (lat_run("local", per, loc + got) || lat_run("dcs", per, dcs + got)) {
 			ok(0, "every arrival seen within 2 s");
 			policy_set(pol);
@@ -693,8 +694,9 @@ static void test_latency(int n, int rounds, const char *raw)
 		memcpy(tmp, dcs + got, per * sizeof(u64));
 		d9 = percentile(tmp, per, 90);
 		ratio[nr++] = d9 ? (double)l9 / d9 : 1e9;
-		t_diag("round %d: p90 local %.1f us, dcs %.1f us, ratio %.1f", r,
-		       l9 / 1e3, d9 / 1e3, ratio[nr - 1]);
+		t_diag("round %d: p90 local %.1f us, dcs %.1f us, ratio %.1f; "
+		       "host took %.1f%% of CPU 0", r, l9 / 1e3, d9 / 1e3,
+		       ratio[nr - 1], steal[nr - 1]);
 		got += per;
 	}
 	policy_set(pol);
@@ -738,18 +740,32 @@ static void test_latency(int n, int rounds, const char *raw)
 		}
 	double mr = ratio[nr / 2];
 
+	for (int i = 1; i < nr; i++)
+		for (int j = i; j > 0 && steal[j - 1] > steal[j]; j--) {
+			double t = steal[j];
+
+			steal[j] = steal[j - 1];
+			steal[j - 1] = t;
+		}
+
 	printf("hooks-latency: median round p90 ratio %.1f over %d rounds "
 	       "(target 5x: %s)\n", mr, nr, mr >= 5 ? "met" : "NOT met");
 	/*
 	 * The target is 5x (met on 6.1: 8.2x).  On 6.12 local's tail is
-	 * already shorter (EEVDF) and the hook's hop through cosched_worker
+	 * already shorter (EEVDF) and the hook's hop through the boost worker
 	 * costs dcs a context switch that a doorbell does not pay: 4.5x
 	 * and 6.0x measured (Documentation/hooks.rst).  The suite asserts
 	 * what holds on both; the line above says whether 5x was reached.
 	 */
-	okf(mr >= 3, "dcs p90 at least 3x below local's (median round)",
-	    "median round ratio %.1f; pooled local p90 %.1f us, dcs p90 %.1f us",
-	    mr, l9 / 1e3, d9 / 1e3);
+	if (nr && steal[nr / 2] > STEAL_MAX_PCT)
+		t_skip("dcs p90 at least 3x below local's (median round)",
+		       "the host took %.1f%% of CPU 0 in the median round (limit "
+		       "%.0f%%); median round ratio %.1f", steal[nr / 2],
+		       STEAL_MAX_PCT, mr);
+	else
+		okf(mr >= 3, "dcs p90 at least 3x below local's (median round)",
+		    "median round ratio %.1f; pooled local p90 %.1f us, dcs p90 %.1f us",
+		    mr, l9 / 1e3, d9 / 1e3);
 }
 
 int main(int argc, char **argv)

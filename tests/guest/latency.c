@@ -168,8 +168,12 @@ int main(int argc, char **argv)
 	ok(!stuck, "the receiver saw every arrival within 2 s");
 	expect_eq(sh->missed, 0, "the receiver saw each arrival on its own");
 	expect_eq(sh->stale, 0, "last_arrival_ns was never older than the ring");
-	okf(bw.longest_ns <= boost_us * 1000 + 50000000,
-	    "no boost of the receiver outlived boost_us + 50 ms",
+	/*
+	 * 250 ms of slack: a busy host delays the expiry and the watcher's
+	 * samples; a boost nothing ends lasts until the receiver is killed.
+	 */
+	okf(bw.longest_ns <= boost_us * 1000 + 250000000,
+	    "no boost of the receiver outlived boost_us + 250 ms",
 	    "boosted for %.1f ms in one stretch (boost_us %llu); the hog kept "
 	    "%.1f%% of the CPU", bw.longest_ns / 1e6, (unsigned long long)boost_us,
 	    100.0 * (h1 - h0) / (double)(t1 - t0));

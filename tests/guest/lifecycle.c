@@ -3,7 +3,8 @@
  * lifecycle: endpoints that go away at awkward moments.  DESTROY while
  * the owner sleeps in WAIT (EIDRM), owners that die blocked in WAIT or
  * while boosted (FIFO and nice boosts), an owner thread that exits while
- * its file stays open; afterwards no endpoint, job or jobs/<id> directory
+ * its file stays open; CREATE racing mmap() of the same file (a deadlock
+ * the fuzzer found); afterwards no endpoint, job or jobs/<id> directory
  * is left.  rmmod fails while an endpoint (or a mapping of one) exists
  * and leaves a working module; after the last close it succeeds, and the
  * module is loaded again for the next test.
@@ -12,13 +13,16 @@
 #include "check.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define JOB	0x11fec0ull
@@ -243,6 +247,108 @@ static int jobs_dir_entries(void)
 
 /* ---- rmmod ---- */
 
+/* Maps the file's control page over and over: mmap() takes the file's
+ * lock while it holds the mmap lock. */
+static void *mmap_loop(void *arg)
+{
+	const int *fdp = arg;
+	long page = sysconf(_SC_PAGESIZE);
+
+	while (!RD(fdp[1])) {
+		void *p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED,
+			       RD(fdp[0]), 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)page);
+	}
+	return NULL;
+}
+
+/*
+ * The creation's arguments, in a private mapping of a file: CREATE's
+ * read of them maps the page read-only, so its copy-out of the result
+ * takes a write fault, and with it the mmap lock.
+ */
+static struct cosched_create *create_args_cow(const char *path, u64 job)
+{
+	struct cosched_create c = {
+		.abi_version = COSCHED_ABI_VERSION,
+		.job_id = job,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	void *p;
+
+	if (fd < 0 || pwrite(fd, &c, sizeof(c), 0) != sizeof(c) ||
+	    ftruncate(fd, page))
+		bail("%s: %s", path, strerror(errno));
+	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		bail("mmap %s: %s", path, strerror(errno));
+	return p;
+}
+
+static void create_vs_mmap_child(int rounds)
+{
+	char path[] = "/dev/shm/cosched-create-XXXXXX";
+	long page = sysconf(_SC_PAGESIZE);
+	int *fdp = shared_alloc(2 * sizeof(int)), created = 0, r;
+	pthread_t th;
+
+	close(mkstemp(path));
+	fdp[0] = dev_open();
+	pthread_create(&th, NULL, mmap_loop, fdp);
+	for (r = 0; r < rounds; r++) {
+		/*
+		 * A job of its own each round: the other thread's mapping
+		 * may keep the last round's endpoint a moment longer.
+		 */
+		struct cosched_create *c = create_args_cow(path, JOB + 100 + r);
+
+		if (!ioctl(RD(fdp[0]), COSCHED_IOC_CREATE, c))
+			created++;
+		else
+			printf("# create-vs-mmap round %d: %s\n", r, strerror(errno));
+		munmap(c, (size_t)page);
+		/* A fresh file, so the next CREATE is allowed. */
+		close(RD(fdp[0]));
+		WR(fdp[0], dev_open());
+	}
+	WR(fdp[1], 1);
+	pthread_join(th, NULL);
+	close(fdp[0]);
+	unlink(path);
+	printf("# create-vs-mmap: %d of %d creations succeeded\n", created,
+	       rounds);
+	_exit(created == rounds ? 0 : 2);
+}
+
+/*
+ * The fuzzer's deadlock: CREATE copied its result out while holding the
+ * file's lock, the copy faulted and waited for the mmap lock, and another
+ * thread's mmap() of the same file held that and waited for the file's
+ * lock.  Run in a child that the test kills if it does not finish.
+ */
+static void test_create_races_mmap(void)
+{
+	const int rounds = 300;
+	int status = -1;
+	pid_t pid = fork();
+
+	if (!pid)
+		create_vs_mmap_child(rounds);
+	if (poll_until(waitpid(pid, &status, WNOHANG) == pid, 60000)) {
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "CREATE racing mmap() of its file: every creation succeeded");
+		return;
+	}
+	t_diag("CREATE racing mmap(): no progress in 60 s; killing it");
+	kill(pid, SIGKILL);
+	wait_child(pid);
+	ok(0, "CREATE racing mmap() of its file: every creation succeeded");
+}
+
 static void test_rmmod(void)
 {
 	struct ep e;
@@ -302,6 +408,7 @@ int main(void)
 	test_kill_while_boosted("fifo");
 	test_kill_while_boosted("nice");
 	test_owner_thread_exits();
+	test_create_races_mmap();
 	ok(poll_until(sysfs_u64("stats/endpoints") == 0, 2000),
 	   "after all that: stats/endpoints = 0");
 	ok(poll_until(sysfs_u64("stats/jobs") == 0, 2000), "stats/jobs = 0");

@@ -71,6 +71,43 @@ bool t_report(bool cond, const char *file, int line, const char *name,
 	return cond;
 }
 
+void t_skip(const char *name, const char *fmt, ...)
+{
+	char why[768], out[1200];
+	int n = __atomic_add_fetch(&tap->num, 1, __ATOMIC_SEQ_CST);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(out, sizeof(out), "ok %d - %s # SKIP %s\n", n, name, why);
+	emit(out);
+}
+
+double host_steal_pct(int cpu, u64 ms, u64 gap_us, u64 *max_gap_ns)
+{
+	u64 start, last, t, stolen = 0, max = 0;
+	cpu_set_t before;
+
+	if (sched_getaffinity(0, sizeof(before), &before))
+		bail("sched_getaffinity: %s", strerror(errno));
+	pin_cpu(cpu);
+	start = last = now_ns();
+	do {
+		t = now_ns();
+		if (t - last > gap_us * 1000) {
+			stolen += t - last;
+			if (t - last > max)
+				max = t - last;
+		}
+		last = t;
+	} while (t - start < ms * 1000000);
+	sched_setaffinity(0, sizeof(before), &before);
+	if (max_gap_ns)
+		*max_gap_ns = max;
+	return 100.0 * (double)stolen / (double)(t - start);
+}
+
 void t_diag(const char *fmt, ...)
 {
 	char msg[1024], out[1100];

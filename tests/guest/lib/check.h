@@ -23,6 +23,9 @@ typedef uint32_t u32;
 /* Report one check; returns cond so callers can bail out on failure. */
 bool t_report(bool cond, const char *file, int line, const char *name,
 	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* "ok N - name # SKIP why": a check that this run cannot decide. */
+void t_skip(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* "# ..." diagnostic line. */
 void t_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the plan and return the exit status (0 if every check passed). */
@@ -102,6 +105,15 @@ void sleep_ns(u64 ns);
 void spin_ns(u64 ns);
 /* Pin the calling thread to one CPU; bails out on failure. */
 void pin_cpu(int cpu);
+/*
+ * Percent of @ms of wall-clock time that a thread spinning on @cpu did not
+ * get, counting gaps of more than @gap_us between two clock reads: under
+ * TCG, what the host takes from the vCPU.  Runs the caller on @cpu
+ * meanwhile, and then where it was allowed to run before.
+ */
+double host_steal_pct(int cpu, u64 ms, u64 gap_us, u64 *max_gap_ns);
+/* Timing comparisons are not made when the host takes more than this. */
+#define STEAL_MAX_PCT	5.0
 int nr_cpus(void);
 pid_t gettid_(void);
 /* Fork a child pinned to cpu that spins until killed. */
