@@ -76,8 +76,9 @@ trace() {
 				printf "span %.0f\n", t - t0
 			t0 = 0; next
 		}
-		if (match(f, /cosched_[a-z_]+\(\);/))
-			printf "%s %.0f\n", substr(f, RSTART, RLENGTH - 3), num($3) * 1000
+		# A leaf: "name [cosched]();" (%ps names the module).
+		if (f ~ /\(\);/ && match(f, /cosched_[a-z_]+/))
+			printf "%s %.0f\n", substr(f, RSTART, RLENGTH), num($3) * 1000
 	}' "$TR/trace" >"$SAMPLES"
 	line="$name: switch_cost $ns ns/switch traced, lost events $lost"
 	for k in $(cut -d' ' -f1 "$SAMPLES" | sort -u); do
@@ -86,12 +87,16 @@ trace() {
 	echo "$line"
 }
 
-# stats KEY: count, mean, median and 90th percentile of KEY's samples.
+# stats KEY: count, median, 90th percentile and the mean of the samples
+# up to it (the span's times are whole microseconds: the mean of many
+# resolves less; the tail is host noise).
 stats() {
 	awk -v k="$1" '$1 == k {print $2}' "$SAMPLES" | sort -n | awk '
-	{ v[NR] = $1; s += $1 }
-	END { printf "n=%d mean=%.0f median=%.0f p90=%.0f", NR, s / NR,
-		v[int((NR + 1) / 2)], v[int(NR * 0.9) > 0 ? int(NR * 0.9) : 1] }'
+	{ v[NR] = $1 }
+	END { p = int(NR * 0.9); if (p < 1) p = 1
+	      for (i = 1; i <= p; i++) s += v[i]
+	      printf "n=%d median=%.0f p90=%.0f mean90=%.0f", NR,
+		v[int((NR + 1) / 2)], v[p], s / p }'
 }
 
 plain() {
