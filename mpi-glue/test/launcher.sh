@@ -9,6 +9,7 @@
 #    shell or taskset (strace -ff when there), not in a non-MPI program,
 #    through a script to the MPI program it runs; each rank on its CPU;
 #    the same through srun (a stand-in srun that sets SLURM_*);
+#  - the job id the glue agrees on at MPI_Init (gdb, when there);
 #  - a second PMPI tool (test/pmpi/counter.c) beside the glue, in
 #    cosched-run's order and the other: both must count every call and
 #    the program's results be right.
@@ -208,6 +209,42 @@ for m in mpich openmpi; do
 	check $? "$m: srun: the glue in each task, CPU by SLURM_LOCALID: $(grep -c '^maps:' "$W/srun-$m.out") tasks"
 done
 
+# 2b. The job id the glue agrees on at MPI_Init (agree_job), read with
+# gdb at PMPI_Finalize: one id in both ranks; -j's; and with a Slurm job
+# left in the environment (mpiexec inside an allocation: SLURM_PROCID=0
+# in every rank) not Slurm's.
+if command -v gdb >/dev/null; then
+	cat >"$W/gdbjob.sh" <<'GDB'
+#!/bin/sh
+exec gdb -q -batch -ex 'set breakpoint pending on' -ex 'break PMPI_Finalize' \
+	-ex run -ex 'printf "gluejob %d %lu\n", glue.rank, glue.job' -ex kill \
+	--args "$@" 2>&1
+GDB
+	chmod +x "$W/gdbjob.sh"
+	slurm=$((77 * 4294967296 + 3))
+	for m in mpich openmpi; do
+		[ -x "$T/launcher_chain.$m" ] || continue
+		for how in plain "-j 42" slurm; do
+			case $how in
+			plain) set -- ;;
+			slurm) set -- SLURM_JOB_ID=77 SLURM_STEP_ID=3 SLURM_PROCID=0 SLURM_NTASKS=2 ;;
+			*) set -- COSCHED_JOB=42 ;;
+			esac
+			job gdbjob-$m "" 0 env "$@" "$RUN" -P -m $m -n 2 "$W/gdbjob.sh" \
+				"$T/launcher_chain.$m" -i 2
+			ids=$(awk '$1 == "gluejob" { print $3 }' "$W/gdbjob-$m.out" | sort -u)
+			n=$(grep -c '^gluejob' "$W/gdbjob-$m.out")
+			[ "$n" = 2 ] && [ "$(echo "$ids" | wc -l)" = 1 ] && [ "$ids" != 0 ] &&
+				case $how in
+				plain) true ;;
+				slurm) [ "$ids" != "$slurm" ] ;;
+				*) [ "$ids" = 42 ] ;;
+				esac
+			check $? "$m: job id at MPI_Init ($how): $n ranks, id(s) $(echo $ids)"
+		done
+	done
+fi
+
 # 3. Another PMPI tool beside the glue.  Above it (what cosched-run does
 # with the user's LD_PRELOAD): every rank's program, counter and glue
 # (COSCHED_MPI_VERBOSE's "calls") must each count K of every call, and
@@ -220,9 +257,10 @@ chain_ok() { # file.out file.err [tools]
 	awk -v k=$K -v tools="${3:-2}" '
 		$1 == "chain:" && $13 == 0 && $5 == k && $7 == k && $9 == k && $11 == k { prog++ }
 		$1 == "pmpi-counter:" && $5 == 1 && $7 == k && $9 == k && $11 == k && $13 == k { tool++ }
-		$1 == "cosched-mpi:" && $4 == "calls" {
+		# "cosched-mpi: calls of rank R: NAME N NAME N ..."
+		$1 == "cosched-mpi:" && $2 == "calls" {
 			n = 0
-			for (i = 5; i < NF; i += 2)
+			for (i = 3; i < NF; i++)
 				if ($i ~ /^(Allreduce|Send|Recv|Barrier)$/ && $(i + 1) == k)
 					n++
 			if (n == 4)
