@@ -91,9 +91,9 @@ MODULE_PARM_DESC(builtin_hooks,
 static void cosched_hook_reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cosched_hook_reaper, cosched_hook_reap_fn);
 
-/* The policy's action on hook arrivals, in process context. */
 /**
- * cosched_hook_work_fn() - a hook arrival's policy action, on the worker
+ * cosched_hook_work_fn() - the policy's action on hook arrivals, on the
+ *	boost worker (process context)
  * @work: an endpoint's hook_work, queued with a reference on it
  */
 void cosched_hook_work_fn(struct kthread_work *work)
