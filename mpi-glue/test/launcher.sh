@@ -217,8 +217,8 @@ if command -v gdb >/dev/null; then
 	cat >"$W/gdbjob.sh" <<'GDB'
 #!/bin/sh
 exec gdb -q -batch -ex 'set breakpoint pending on' -ex 'break PMPI_Finalize' \
-	-ex run -ex 'printf "gluejob %d %lu\n", glue.rank, glue.job' -ex kill \
-	--args "$@" 2>&1
+	-ex run -ex 'printf "gluejob %d %lu\n", glue.rank, glue.job' \
+	-ex delete -ex continue --args "$@" 2>&1
 GDB
 	chmod +x "$W/gdbjob.sh"
 	slurm=$((77 * 4294967296 + 3))
@@ -230,7 +230,7 @@ GDB
 			slurm) set -- SLURM_JOB_ID=77 SLURM_STEP_ID=3 SLURM_PROCID=0 SLURM_NTASKS=2 ;;
 			*) set -- COSCHED_JOB=42 ;;
 			esac
-			job gdbjob-$m "" 0 env "$@" "$RUN" -P -m $m -n 2 "$W/gdbjob.sh" \
+			job gdbjob-$m gluejob 2 env "$@" "$RUN" -P -m $m -n 2 "$W/gdbjob.sh" \
 				"$T/launcher_chain.$m" -i 2
 			ids=$(awk '$1 == "gluejob" { print $3 }' "$W/gdbjob-$m.out" | sort -u)
 			n=$(grep -c '^gluejob' "$W/gdbjob-$m.out")
