@@ -95,16 +95,21 @@ build() { # mpi [programs of the subset, dir/prog...]
 			--enable-threads=multiple) >"$b/configure.log" 2>&1 ||
 			{ tail -20 "$b/configure.log" >&2; return 1; }
 	fi
+	# Open MPI's mpi.h hides the MPI-1 calls that MPICH's dtpools still
+	# uses (its library has them).
+	cpp=
+	[ "$m" = openmpi ] && cpp="-DOMPI_OMIT_MPI1_COMPAT_DECLS=0 -D__mpi_interface_removed__(f,n)="
 	echo "# $m: make (log: $b/make.log)"
-	nice -n 19 make -C "$b/util" -j2 >"$b/make.log" 2>&1 || return 1
+	nice -n 19 make -C "$b/util" -j2 ${cpp:+"CPPFLAGS=$cpp"} >"$b/make.log" 2>&1 || return 1
 	if [ $# -gt 0 ]; then
 		for p in "$@"; do
-			nice -n 19 make -C "$b/$(dirname "$p")" -k "$(basename "$p")" \
-				>>"$b/make.log" 2>&1
+			nice -n 19 make -C "$b/$(dirname "$p")" -k ${cpp:+"CPPFLAGS=$cpp"} \
+				"$(basename "$p")" >>"$b/make.log" 2>&1
 		done
 	else
 		for d in $DIRS; do
-			nice -n 19 make -C "$b/$d" -k -j2 >>"$b/make.log" 2>&1
+			nice -n 19 make -C "$b/$d" -k -j2 ${cpp:+"CPPFLAGS=$cpp"} \
+				>>"$b/make.log" 2>&1
 		done
 	fi
 	return 0
@@ -126,6 +131,22 @@ tests() { # builddir dir
 	done
 }
 
+# End a run: mpiexec first (it takes its ranks down), then whatever
+# process still carries this run's tag (ranks in sessions of their own).
+stop() { # pid
+	kill -TERM "$1" 2>/dev/null
+	n=0
+	while kill -0 "$1" 2>/dev/null && [ $n -lt 5 ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	for e in /proc/[0-9]*/environ; do
+		p=${e#/proc/}
+		p=${p%/environ}
+		grep -qsz "^MPICH_TESTS_TAG=$TAG\$" "$e" && kill -KILL "$p" 2>/dev/null
+	done
+}
+
 # One run: the outcome, then the seconds it took.
 run1() { # outfile timeout np prog args... (env and cosched-run options in RUNENV/RUNOPT)
 	o=$1
@@ -133,8 +154,9 @@ run1() { # outfile timeout np prog args... (env and cosched-run options in RUNEN
 	np=$3
 	shift 3
 	start=$(date +%s)
+	TAG=$$.$(basename "$o")
 	# shellcheck disable=SC2086 # RUNENV/RUNOPT: words
-	env $RUNENV setsid "$here/cosched-run" $RUNOPT -m "$m" -n "$np" "$@" >"$o" 2>&1 &
+	env $RUNENV MPICH_TESTS_TAG="$TAG" "$here/cosched-run" $RUNOPT -m "$m" -n "$np" "$@" >"$o" 2>&1 &
 	pid=$!
 	seen=0
 	out=
@@ -149,10 +171,7 @@ run1() { # outfile timeout np prog args... (env and cosched-run options in RUNEN
 			out=timeout
 		fi
 		if [ -n "$out" ]; then
-			# the whole launch: mpiexec and its ranks (own session)
-			kill -TERM -- "-$pid" 2>/dev/null
-			sleep 2
-			kill -KILL -- "-$pid" 2>/dev/null
+			stop "$pid"
 			break
 		fi
 		sleep 1
