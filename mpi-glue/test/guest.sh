@@ -40,13 +40,7 @@ ip link set lo up 2>/dev/null
 
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) - $*"; }
-check() { # cond-status description
-	if [ "$1" = 0 ]; then ok "$2"; else nok "$2"; return 1; fi
-}
+. mpi-glue/test/tap.sh
 
 # job NAME MPI ARGS...: run cosched-run, stdout in $W/NAME.out, stderr in
 # $W/NAME.err, status in $W/NAME.rc.  MPICH 4.0.2 over UCX's TCP hangs
@@ -210,5 +204,5 @@ for m in $MPIS; do
 	check $? "$m no module: exactly one warning for the job: $(grep 'cosched-mpi' "$W/nomod-suite-$m.err" | head -1)"
 	load || { nok "reload $KO"; break; }
 done
-echo "$pass passed, $fail failed"
+tap_summary
 [ "$fail" = 0 ]

@@ -16,17 +16,7 @@ RUN=mpi-glue/cosched-run
 T=build/mpi-glue/test
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-pass=0
-fail=0
-check() {
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $((pass + fail)) - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $((pass + fail)) - $2"
-	fi
-}
+. mpi-glue/test/tap.sh
 # MPICH 4.0.2 over UCX TCP may hang in MPI_Finalize after all the work
 # (with or without the glue): complete output then counts as finished.
 job() { # name mark args...
@@ -120,5 +110,5 @@ for m in mpich openmpi; do
 		check $? "$m: Fortran ($b) intercepted: $(head -1 "$W/f-$b-$m.out")"
 	done
 done
-echo "$pass passed, $fail failed"
+tap_summary
 [ "$fail" = 0 ]

@@ -20,17 +20,7 @@ T=$PWD/build/mpi-glue/test
 G=${COSCHED_MPI_GLUE_DIR:-$PWD/build/mpi-glue}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-pass=0
-fail=0
-check() {
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $((pass + fail)) - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $((pass + fail)) - $2"
-	fi
-}
+. mpi-glue/test/tap.sh
 # MPICH 4.0.2 over UCX TCP may hang in MPI_Finalize after all the work
 # (Documentation/mpi.rst): output with every rank's MARK line counts as
 # finished.
@@ -286,5 +276,5 @@ for m in mpich openmpi; do
 	check $? "$m: the glue, then the PMPI tool (by hand; the tool cannot see the calls): $said"
 done
 
-echo "$pass passed, $fail failed"
+tap_summary
 [ "$fail" = 0 ]

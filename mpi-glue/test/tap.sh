@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# TAP for the glue's shell tests; source it, then
+#   check <status, 0 = ok> <description>   (returns 1 for a failure)
+#   ok <description>, nok <description>
+# and end with tap_summary, whose "N passed, N failed" line tests/check.sh
+# reads.
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) - $*"; }
+nok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) - $*"; }
+check() {
+	if [ "$1" = 0 ]; then ok "$2"; else nok "$2"; return 1; fi
+}
+tap_summary() { echo "$pass passed, $fail failed"; }
