@@ -37,7 +37,13 @@ build/%/cosched.ko: $(KSRC)
 	@for f in kernel/*.c kernel/*.h kernel/Kbuild; do ln -sf $(ROOT)/$$f build/$*/; done
 	$(MAKE) -C $$($(KERNELS) kdir $*) M=$(ROOT)/build/$* COSCHED_ROOT=$(ROOT) W=$(W) C=$(C) modules
 
-module: build/$(KVER)/cosched.ko
+# The guests' key holder (tests/vm/keyholder): test harness only.
+build/%/keyholder/keyholder.ko: tests/vm/keyholder/keyholder.c tests/vm/keyholder/Kbuild
+	@mkdir -p build/$*/keyholder
+	@for f in tests/vm/keyholder/*; do ln -sf $(ROOT)/$$f build/$*/keyholder/; done
+	$(MAKE) -C $$($(KERNELS) kdir $*) M=$(ROOT)/build/$*/keyholder modules
+
+module: build/$(KVER)/cosched.ko build/$(KVER)/keyholder/keyholder.ko
 
 modules:
 	@for k in 6.1 6.12; do \
