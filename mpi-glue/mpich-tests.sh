@@ -98,7 +98,7 @@ build() { # mpi [programs of the subset, dir/prog...]
 	# Open MPI's mpi.h hides the MPI-1 calls that MPICH's dtpools still
 	# uses (its library has them).
 	cpp=
-	[ "$m" = openmpi ] && cpp="-DOMPI_OMIT_MPI1_COMPAT_DECLS=0 -D__mpi_interface_removed__(f,n)="
+	[ "$m" = openmpi ] && cpp=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0
 	echo "# $m: make (log: $b/make.log)"
 	nice -n 19 make -C "$b/util" -j2 ${cpp:+"CPPFLAGS=$cpp"} >"$b/make.log" 2>&1 || return 1
 	if [ $# -gt 0 ]; then
@@ -162,7 +162,7 @@ run1() { # outfile timeout np prog args... (env and cosched-run options in RUNEN
 	out=
 	while kill -0 "$pid" 2>/dev/null; do
 		now=$(date +%s)
-		if [ "$seen" = 0 ] && grep -q '^ *No Errors' "$o"; then
+		if [ "$seen" = 0 ] && grep -qs '^ *No Errors' "$o"; then
 			seen=$now
 		fi
 		if [ "$seen" != 0 ] && [ $((now - seen)) -ge "$GRACE" ]; then
@@ -179,7 +179,7 @@ run1() { # outfile timeout np prog args... (env and cosched-run options in RUNEN
 	wait "$pid"
 	rc=$?
 	if [ -z "$out" ]; then
-		if [ "$rc" = 0 ] && grep -q '^ *No Errors' "$o"; then
+		if [ "$rc" = 0 ] && grep -qs '^ *No Errors' "$o"; then
 			out=pass
 		else
 			out=fail
