@@ -224,7 +224,9 @@ for m in $MPIS; do
 			timeLimit=*) [ "${kv#timeLimit=}" -gt "$t" ] && t=${kv#timeLimit=} ;;
 			esac
 		done
-		id="$dir/$prog $np$args"
+		# (a test's name: testlists run some programs under several
+		# environments)
+		id="$dir/$prog $np$args${RUNENV:+ [env$RUNENV]}"
 		why=
 		if [ -f "$skip" ]; then
 			why=$(awk -v d="$dir/$prog" '$1 == d { $1 = ""; sub(/^ /, ""); print; exit }' "$skip")
