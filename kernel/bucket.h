@@ -15,11 +15,19 @@ struct cosched_bucket {
 	u64 used_ns;
 };
 
-static inline void cosched_bucket_init(struct cosched_bucket *b)
-{
-	raw_spin_lock_init(&b->lock);
-	b->window = 0;
-	b->used_ns = 0;
-}
+/*
+ * A macro, so that each place that makes buckets gives them a lock class
+ * of their own (raw_spin_lock_init() keys the class on its call site): a
+ * boost holds a node, a CPU, a user and a job bucket at once, in that
+ * order, and lockdep must see four classes, not one taken recursively.
+ */
+#define cosched_bucket_init(bucket)				\
+	do {							\
+		struct cosched_bucket *__b = (bucket);		\
+								\
+		raw_spin_lock_init(&__b->lock);			\
+		__b->window = 0;				\
+		__b->used_ns = 0;				\
+	} while (0)
 
 #endif /* _COSCHED_BUCKET_H */
