@@ -23,6 +23,12 @@ ROOT := $(CURDIR)
 KERNELS := $(ROOT)/tests/vm/kernels.sh
 KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
 
+.PHONY: mpich-tests
+# make mpich-tests       MPICH's test suite (pt2pt coll threads rma) plain and
+#                        under the glue, both MPIs; a long sweep, not in check
+mpich-tests: mpi-glue
+	mpi-glue/mpich-tests.sh
+
 .PHONY: all module modules check lint clean tests bench bench-latency userlib demo bpf \
 	mpi-glue mpi-glue-matrix mpi-effect
 
