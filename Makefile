@@ -23,12 +23,6 @@ ROOT := $(CURDIR)
 KERNELS := $(ROOT)/tests/vm/kernels.sh
 KSRC := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/cosched.h
 
-.PHONY: mpich-tests
-# make mpich-tests       MPICH's test suite (pt2pt coll threads rma) plain and
-#                        under the glue, both MPIs; a long sweep, not in check
-mpich-tests: mpi-glue
-	mpi-glue/mpich-tests.sh
-
 .PHONY: all module modules check lint clean tests bench bench-latency userlib demo bpf \
 	mpi-glue mpi-glue-matrix mpi-effect
 
@@ -147,3 +141,9 @@ tests: fuzz-bin
 fuzz: modules fuzz-bin
 	flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 \
 		--timeout 3000 -- tests/fuzz/run.sh --ops 1000000
+
+.PHONY: mpich-tests
+# make mpich-tests       MPICH's test suite (pt2pt coll threads rma) plain and
+#                        under the glue, both MPIs; a long sweep, not in check
+mpich-tests: mpi-glue
+	mpi-glue/mpich-tests.sh
