@@ -296,7 +296,10 @@ static void create_vs_mmap_child(int rounds)
 	int *fdp = shared_alloc(2 * sizeof(int)), created = 0, r;
 	pthread_t th;
 
-	close(mkstemp(path));
+	r = mkstemp(path);	/* the template's Xs become a unique name */
+	if (r < 0)
+		bail("mkstemp %s: %s", path, strerror(errno));
+	close(r);
 	fdp[0] = dev_open();
 	pthread_create(&th, NULL, mmap_loop, fdp);
 	for (r = 0; r < rounds; r++) {
