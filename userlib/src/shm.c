@@ -44,6 +44,28 @@ bool shm_ring_gone(const struct cosched_ep *ep, const struct ep_ring *r)
 }
 
 /*
+ * Whether the owner has finished making its ring: between its shm_open()
+ * and its last header store the file is short (touching it would raise
+ * SIGBUS) or the header is still zero.
+ */
+static bool ring_ready(int fd)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct cosched_ring *h;
+	struct stat st;
+	bool ready;
+
+	if (fstat(fd, &st) || (size_t)st.st_size < page + SHM_RING_DATA)
+		return false;
+	h = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		return false;
+	ready = __atomic_load_n(&h->data_offset, __ATOMIC_ACQUIRE) != 0;
+	munmap(h, page);
+	return ready;
+}
+
+/*
  * A ring left by a process that died: mark it lost, so that senders that
  * still map it get -EPIPE instead of writing into it, and take the name.
  */
@@ -56,7 +78,9 @@ static int take_stale(const char *name)
 
 	if (fd < 0)
 		return -errno;
-	h = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* One being made right now is not stale: its maker is alive. */
+	h = !ring_ready(fd) ? MAP_FAILED :
+	    mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (h == MAP_FAILED)
 		return -EEXIST;
@@ -93,11 +117,15 @@ static int shm_ring_create(struct cosched_ep *ep)
 	if (!err && h == MAP_FAILED)
 		err = -errno;
 	if (!err) {
-		/* What the module would have written. */
+		/*
+		 * What the module would have written.  data_offset goes last,
+		 * with release: a peer that sees it sees the rest.
+		 */
 		h->data_size = SHM_RING_DATA;
-		h->data_offset = (uint32_t)page;
 		h->rank = ep->rank;
 		h->endpoint_id = (uint64_t)getpid();
+		__atomic_store_n(&h->data_offset, (uint32_t)page,
+				 __ATOMIC_RELEASE);
 		munmap(h, page);
 		err = ep_ring_map(fd, 0, &ep->own);
 	}
@@ -131,7 +159,8 @@ int shm_ring_map(struct cosched_ep *ep, uint32_t rank, struct ep_ring *r)
 	fd = shm_open(name, O_RDWR, 0);
 	if (fd < 0)
 		return -errno;
-	err = ep_ring_map(fd, 0, r);
+	/* Half made: to the sender, not there yet. */
+	err = ring_ready(fd) ? ep_ring_map(fd, 0, r) : -ENOENT;
 	close(fd);
 	return err;
 }

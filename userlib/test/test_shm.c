@@ -9,10 +9,12 @@
 #include "cosched.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -170,6 +172,40 @@ static void test_says_once(void)
 	check(n == 1, "without the module it says so once (%d times)", n);
 }
 
+/*
+ * A ring its maker has created but not yet filled in (a peer that is
+ * starting right now): senders see "not there yet" and may retry, instead
+ * of SIGBUS on the empty file or -EPROTO on the zero header; a second
+ * process for that rank is refused instead of crashing.
+ */
+static void test_half_made(void)
+{
+	uint64_t job = job_base + 4;
+	struct cosched_ep *ep, *other;
+	char name[64];
+	int fd;
+
+	snprintf(name, sizeof(name), "/cosched-%u-%llu-1",
+		 (unsigned int)geteuid(), (unsigned long long)job);
+	fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	check(fd >= 0, "a rank-1 ring its maker has only just created");
+	check(cosched_open(&ep, job, 0, 2, 0) == 0, "open rank 0 beside it");
+	check(cosched_send(ep, 1, "x", 1) == -ENOENT,
+	      "an empty ring file: -ENOENT, not SIGBUS");
+	check(cosched_open(&other, job, 1, 2, 0) == -EEXIST,
+	      "rank 1 while its ring is being made: -EEXIST, not SIGBUS");
+	check(ftruncate(fd, 1 << 20) == 0, "sized, header still zero");
+	check(cosched_send(ep, 1, "x", 1) == -ENOENT,
+	      "a zero header: -ENOENT, not -EPROTO");
+	close(fd);
+	shm_unlink(name);
+	check(cosched_open(&other, job, 1, 2, 0) == 0 &&
+	      cosched_send(ep, 1, "x", 1) == 0,
+	      "once made for real, the send goes through");
+	cosched_close(other);
+	cosched_close(ep);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -185,6 +221,7 @@ int main(void)
 	test_echo();
 	test_killed_peer();
 	test_rank_taken();
+	test_half_made();
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }
