@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --validate: every cell of a measured table (bench/run-mix's runs.csv:
+ * one row per run, columns mix, column, status, nodes, seconds,
+ * slowdown) against the simulator under the same mix, column, nodes and
+ * job size.  The measured value of a cell is the median of its runs'
+ * slowdowns, as bench/report's table; the simulated one the median over
+ * seeds.  A cell whose simulated slowdown is off by more than TOL
+ * (relative) is a miss; the return value is the number of misses.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define MAX_CELLS 256
+#define MAX_RUNS 16
+
+struct cell {
+	char mix[32], column[32];
+	int nodes, n;
+	double seconds, v[MAX_RUNS];
+};
+
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, ',');
+		if (!line)
+			break;
+		*line++ = 0;
+	}
+	return n;
+}
+
+static int col(char **hdr, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(hdr[i], name))
+			return i;
+	fprintf(stderr, "cosched-sim: measured table has no column '%s'\n", name);
+	return -1;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), dcmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int load(const char *csv, struct cell *cells)
+{
+	char hline[4096], line[8192], *hdr[64], *f[64];
+	int nh, ncell = 0, cm, cc, cs, cn, csec, csl;
+	FILE *fp = fopen(csv, "r");
+
+	if (!fp) {
+		perror(csv);
+		return -1;
+	}
+	if (!fgets(hline, sizeof(hline), fp)) {
+		fclose(fp);
+		return -1;
+	}
+	nh = split(hline, hdr, 64);
+	cm = col(hdr, nh, "mix");
+	cc = col(hdr, nh, "column");
+	cs = col(hdr, nh, "status");
+	cn = col(hdr, nh, "nodes");
+	csec = col(hdr, nh, "seconds");
+	csl = col(hdr, nh, "slowdown");
+	if (cm < 0 || cc < 0 || cs < 0 || cn < 0 || csec < 0 || csl < 0) {
+		fclose(fp);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		int n = split(line, f, 64), i;
+
+		if (n < nh || strcmp(f[cs], "ok") || !*f[csl])
+			continue;
+		for (i = 0; i < ncell; i++)
+			if (!strcmp(cells[i].mix, f[cm]) &&
+			    !strcmp(cells[i].column, f[cc]))
+				break;
+		if (i == ncell) {
+			if (ncell == MAX_CELLS)
+				continue;
+			memset(&cells[i], 0, sizeof(cells[i]));
+			snprintf(cells[i].mix, sizeof(cells[i].mix), "%s", f[cm]);
+			snprintf(cells[i].column, sizeof(cells[i].column), "%s", f[cc]);
+			cells[i].nodes = atoi(f[cn]);
+			cells[i].seconds = atof(f[csec]);	/* "2;2;2;2" */
+			ncell++;
+		}
+		if (cells[i].n < MAX_RUNS)
+			cells[i].v[cells[i].n++] = atof(f[csl]);
+	}
+	fclose(fp);
+	return ncell;
+}
+
+int validate(const struct params *p, const char *csv, const char *mixdir,
+	     const char *kernel, double seconds, int seeds, double tol)
+{
+	static struct cell cells[MAX_CELLS];
+	int ncell = load(csv, cells), i, s, miss = 0, done = 0;
+	double sumerr = 0;
+
+	if (ncell < 0)
+		return -1;
+	printf("# measured: %s; simulated: kernel %s, median of %d seeds\n",
+	       csv, kernel, seeds);
+	printf("| mix | column | nodes | measured (runs: min-max) | simulated (seeds: min-max) | error | within %.0f%% |\n",
+	       tol * 100);
+	printf("|---|---|---|---|---|---|---|\n");
+	for (i = 0; i < ncell; i++) {
+		struct cell *c = &cells[i];
+		struct run_cfg cfg = { 0 };
+		struct mix m;
+		double sim[64], meas, lo, hi, med, err;
+
+		cfg.pol = policy_find(c->column);
+		if (!cfg.pol || mix_load(&m, c->mix, mixdir)) {
+			printf("| %s | %s | %d | | not simulated | | |\n", c->mix,
+			       c->column, c->nodes);
+			continue;
+		}
+		cfg.mix = &m;
+		cfg.kernel = kernel;
+		cfg.nodes = c->nodes;
+		cfg.cpus_per_host = c->nodes;	/* the guest: one host */
+		cfg.seconds = seconds > 0 ? seconds : c->seconds;
+		cfg.limit_s = 60 * cfg.seconds * m.njobs + 10;
+		cfg.only_job = -1;
+		for (s = 0; s < seeds && s < 64; s++) {
+			struct result r;
+
+			cfg.seed = s + 1;
+			sim_mix(p, &cfg, &r);
+			sim[s] = r.slowdown;
+		}
+		lo = c->v[0];
+		hi = c->v[0];
+		for (s = 0; s < c->n; s++) {
+			lo = fmin(lo, c->v[s]);
+			hi = fmax(hi, c->v[s]);
+		}
+		meas = median(c->v, c->n);
+		med = median(sim, s);
+		err = med / meas - 1;
+		sumerr += fabs(err);
+		done++;
+		if (fabs(err) > tol)
+			miss++;
+		printf("| %s | %s | %d | %.2f (%d: %.2f-%.2f) | %.2f (%d: %.2f-%.2f) | %+.0f%% | %s |\n",
+		       c->mix, c->column, c->nodes, meas, c->n, lo, hi, med, s,
+		       sim[0], sim[s - 1], err * 100,
+		       fabs(err) > tol ? "MISS" : "yes");
+	}
+	printf("\n%d cells compared, %d within %.0f%%, %d missed; mean |error| %.1f%%\n",
+	       done, done - miss, tol * 100, miss, done ? 100 * sumerr / done : 0);
+	return miss;
+}
