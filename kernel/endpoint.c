@@ -6,7 +6,8 @@
  *
  * An endpoint is listed in the (owner, job, rank) hash that doorbells
  * search under RCU, in its job's list, in its owner task's and user's
- * lists, and in the list of all endpoints the examiner walks under RCU.
+ * lists, and in the table of all endpoints, by slot, that the examiner
+ * walks under RCU a part at a time.
  * Memory is charged to the creator's memory cgroup and freed after an
  * RCU grace period once the last reference is gone, so lock-free readers
  * never see a freed endpoint.
@@ -22,6 +23,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/xarray.h>
 
 #include "endpoint.h"
 #include "job.h"
@@ -33,7 +35,12 @@
  * mirror of the tunables.
  */
 static DEFINE_MUTEX(cosched_ep_table_mutex);
-static LIST_HEAD(cosched_endpoints);
+/*
+ * All endpoints, by slot: slots are handed out cyclically, so a walk in
+ * slot order meets them in creation order and can resume at a slot.
+ */
+static DEFINE_XARRAY_ALLOC(cosched_endpoints);
+static u32 cosched_next_slot;
 static struct cosched_counters cosched_global_stats;
 static atomic_t cosched_nr_live = ATOMIC_INIT(0);
 
@@ -87,30 +94,51 @@ static void cosched_ctrl_publish_policy(struct cosched_ep *ep)
 void cosched_ep_publish_tunable(enum cosched_tunable_id id, unsigned int val)
 {
 	struct cosched_ep *ep;
+	unsigned long slot;
 
 	mutex_lock(&cosched_ep_table_mutex);
 	cosched_tunable_set(id, val);
-	list_for_each_entry(ep, &cosched_endpoints, node)
+	xa_for_each(&cosched_endpoints, slot, ep)
 		cosched_ctrl_publish_policy(ep);
 	mutex_unlock(&cosched_ep_table_mutex);
 }
 
 /**
- * cosched_ep_visit_all_rcu() - call @fn on every listed endpoint
- * @fn: the visitor; it must not sleep, and may keep an endpoint until the
- *	caller's rcu_read_unlock() (a reference keeps it longer)
+ * cosched_ep_visit_from_rcu() - call @fn on listed endpoints, from a slot on
+ * @start: the slot to begin at; the walk goes on from slot 0 up to @start
+ * @fn: the visitor, which returns false to stop the walk; it must not
+ *	sleep, and may keep an endpoint until the caller's rcu_read_unlock()
+ *	(a reference keeps it longer)
  * @arg: passed to @fn
  *
  * The caller holds rcu_read_lock(); endpoints created or destroyed
- * meanwhile may or may not be visited.
+ * meanwhile may or may not be visited.  Finding where to begin costs
+ * O(log n), so a walk that must be short can be done a part at a time.
+ *
+ * Return: the slot after the endpoint @fn stopped at, where the next walk
+ * resumes; @start if every endpoint was visited.
  */
-void cosched_ep_visit_all_rcu(cosched_ep_visit_t fn, const void *arg)
+u32 cosched_ep_visit_from_rcu(u32 start, cosched_ep_visit_t fn, void *arg)
 {
+	XA_STATE(xas, &cosched_endpoints, start);
+	unsigned long last = ULONG_MAX;
 	struct cosched_ep *ep;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
-	list_for_each_entry_rcu(ep, &cosched_endpoints, node)
-		fn(ep, arg);
+	for (;;) {
+		xas_for_each(&xas, ep, last) {
+			/* A reserved slot, or the array changed under us. */
+			if (xas_retry(&xas, ep))
+				continue;
+			if (!fn(ep, arg))
+				return (u32)(xas.xa_index + 1);
+		}
+		if (!start || last != ULONG_MAX)
+			return start;
+		/* Round to the slots before @start. */
+		last = start - 1;
+		xas_set(&xas, 0);
+	}
 }
 
 /* Live endpoints, for stats/endpoints. */
@@ -299,10 +327,16 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank,
 	rcu_read_unlock();
 	if (ret)
 		goto err_unlock;
+	/* Reserved now, filled in below where nothing can fail any more. */
+	ret = xa_alloc_cyclic(&cosched_endpoints, &ep->slot, NULL,
+			      XA_LIMIT(1, U32_MAX),
+			      &cosched_next_slot, GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		goto err_unlock;
 	job = cosched_job_join(owner, job_id);
 	if (IS_ERR(job)) {
 		ret = PTR_ERR(job);
-		goto err_unlock;
+		goto err_slot;
 	}
 	ep->job = job;
 	mutex_lock(&job->eps_lock);
@@ -327,7 +361,7 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank,
 			mutex_unlock(&job->eps_lock);
 			cosched_job_leave(job);
 			cosched_job_put(job);
-			goto err_unlock;
+			goto err_slot;
 		}
 		cosched_task_put(ep->task);
 		ep->task = t;
@@ -335,11 +369,14 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank,
 	cosched_user_list_ep(ep);
 	hash_add_rcu(cosched_ep_keys, &ep->key_node,
 		     cosched_key_hash(owner, job_id, rank));
-	list_add_tail_rcu(&ep->node, &cosched_endpoints);
+	/* Into the reserved slot: allocates nothing, cannot fail. */
+	xa_store(&cosched_endpoints, ep->slot, ep, GFP_KERNEL_ACCOUNT);
 	atomic_inc(&cosched_nr_live);
 	mutex_unlock(&cosched_ep_table_mutex);
 	return ep;
 
+err_slot:
+	xa_release(&cosched_endpoints, ep->slot);
 err_unlock:
 	mutex_unlock(&cosched_ep_table_mutex);
 	cosched_task_put_unused(ep->task);
@@ -413,7 +450,7 @@ void cosched_ep_unlist(struct cosched_ep *ep, bool orderly,
 
 	mutex_lock(&cosched_ep_table_mutex);
 	hash_del_rcu(&ep->key_node);
-	list_del_rcu(&ep->node);
+	xa_erase(&cosched_endpoints, ep->slot);
 	cosched_job_leave(ep->job);
 	atomic_dec(&cosched_nr_live);
 	mutex_unlock(&cosched_ep_table_mutex);

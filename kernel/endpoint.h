@@ -49,6 +49,7 @@ struct cosched_user;
  */
 struct cosched_ep {
 	u64 id;
+	u32 slot;			/* index in the table of all endpoints */
 	u32 rank;
 	struct cosched_job *job;
 	struct cosched_task *task;	/* the owner's record, a reference */
@@ -64,7 +65,6 @@ struct cosched_ep {
 	struct list_head task_node;	/* the owner's endpoints */
 	struct list_head user_node;	/* the user's endpoints */
 	struct list_head job_node;	/* the job's endpoints */
-	struct list_head node;		/* all endpoints: the table's mutex, RCU */
 	struct rcu_head rcu;
 
 	/* Kernel state, mirrored into the control page. */
@@ -102,8 +102,8 @@ static inline void cosched_ep_get(struct cosched_ep *ep)
 	refcount_inc(&ep->ref);
 }
 
-typedef void (*cosched_ep_visit_t)(struct cosched_ep *ep, const void *arg);
-void cosched_ep_visit_all_rcu(cosched_ep_visit_t fn, const void *arg);
+typedef bool (*cosched_ep_visit_t)(struct cosched_ep *ep, void *arg);
+u32 cosched_ep_visit_from_rcu(u32 start, cosched_ep_visit_t fn, void *arg);
 void cosched_ep_publish_tunable(enum cosched_tunable_id id, unsigned int val);
 int cosched_nr_endpoints(void);
 const struct cosched_counters *cosched_global_counters(void);

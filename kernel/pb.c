@@ -10,6 +10,11 @@
  * no lock that an endpoint's creation or destruction holds, and the CPU
  * it files an endpoint under is the kernel's own record of where the
  * owner last ran.
+ *
+ * However many endpoints the users of the node make, an examination
+ * takes at most 1/COSCHED_PB_SHARE of the period (the worker runs at FIFO
+ * priority): when it runs out, it boosts the best it has seen and the
+ * next examination goes on from where this one stopped.
  */
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
@@ -23,24 +28,43 @@
 #include "user.h"
 #include "workers.h"
 
+/* An examination's share of the period, and how often it looks at the clock. */
+#define COSCHED_PB_SHARE	32
+#define COSCHED_PB_CLOCK_EVERY	16
+
+/* One examination: the policy, and when and where it must stop. */
+struct cosched_pb_scan {
+	const struct cosched_policy_desc *pol;
+	u64 deadline_ns;
+	unsigned int seen;
+};
+
 static struct hrtimer cosched_pb_timer;
 static struct kthread_work cosched_pb_work;
 static DEFINE_MUTEX(cosched_pb_lock);	/* timer start and stop */
 static bool cosched_pb_running;
-/* Per CPU, the examiner's own: round-robin position and the pick. */
-static u64 *cosched_pb_cursor;
+/* Per CPU, the examiner's own: round-robin position (a slot) and the pick. */
+static u32 *cosched_pb_cursor;
 static struct cosched_ep **cosched_pb_pick;
+/* The slot the next examination starts at: where the last one stopped. */
+static u32 cosched_pb_resume;
+
+static ktime_t cosched_pb_period(void)
+{
+	return ns_to_ktime((u64)cosched_get(COSCHED_T_PB_PERIOD_US) *
+			   NSEC_PER_USEC);
+}
 
 static bool cosched_ep_blocked(struct cosched_ep *ep)
 {
 	return atomic_read(&ep->nr_waiters) || READ_ONCE(ep->task->woken);
 }
 
-/* Sort key: lower wins; ties keep the endpoint met first (lower id). */
+/* Sort key: lower wins; ties keep the endpoint met first. */
 static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
-			   u64 cursor)
+			   u32 cursor)
 {
-	u64 after_cursor = ep->id > cursor ? 0 : 1;
+	u64 after_cursor = ep->slot > cursor ? 0 : 1;
 
 	switch (pick) {
 	case COSCHED_PB_NEWEST:
@@ -52,12 +76,20 @@ static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
 	}
 }
 
-/* One endpoint's turn in the examination: is it its CPU's best so far? */
-static void cosched_pb_consider(struct cosched_ep *ep, const void *arg)
+/*
+ * One endpoint's turn in the examination: is it its CPU's best so far?
+ * Return: false when the examination's time is up.
+ */
+static bool cosched_pb_consider(struct cosched_ep *ep, void *arg)
 {
-	const struct cosched_policy_desc *pol = arg;
+	struct cosched_pb_scan *scan = arg;
+	const struct cosched_policy_desc *pol = scan->pol;
 	struct cosched_ep *best;
 	unsigned int cpu;
+
+	if (++scan->seen % COSCHED_PB_CLOCK_EVERY == 0 &&
+	    ktime_get_ns() > scan->deadline_ns)
+		return false;
 
 	/* pbt's order: when the kernel first saw the ring pending. */
 	if (!cosched_ring_pending(ep))
@@ -65,26 +97,31 @@ static void cosched_pb_consider(struct cosched_ep *ep, const void *arg)
 	else if (!ep->ring_seen_ns)
 		WRITE_ONCE(ep->ring_seen_ns, ktime_get_ns());
 	if (READ_ONCE(ep->dead) || !cosched_pending(ep))
-		return;
+		return true;
 	cpu = cosched_task_cpu(ep->task);
 	best = cosched_pb_pick[cpu];
 	if (!best ||
 	    cosched_pb_rank(pol->pb_pick, ep, cosched_pb_cursor[cpu]) <
 	    cosched_pb_rank(pol->pb_pick, best, cosched_pb_cursor[cpu]))
 		cosched_pb_pick[cpu] = ep;
+	return true;
 }
 
 static void cosched_pb_examine(struct kthread_work *work)
 {
-	const struct cosched_policy_desc *pol = cosched_active_policy();
+	struct cosched_pb_scan scan = { .pol = cosched_active_policy() };
 	struct cosched_ep *ep;
 	unsigned int cpu;
 
-	if (pol->on_arrival != COSCHED_ON_ARRIVAL_PERIODIC)
+	if (scan.pol->on_arrival != COSCHED_ON_ARRIVAL_PERIODIC)
 		return;
+	scan.deadline_ns = ktime_get_ns() +
+			   ktime_to_ns(cosched_pb_period()) / COSCHED_PB_SHARE;
 
 	rcu_read_lock();
-	cosched_ep_visit_all_rcu(cosched_pb_consider, pol);
+	cosched_pb_resume = cosched_ep_visit_from_rcu(cosched_pb_resume,
+						      cosched_pb_consider,
+						      &scan);
 	for_each_possible_cpu(cpu) {
 		ep = cosched_pb_pick[cpu];
 		if (!ep)
@@ -93,7 +130,7 @@ static void cosched_pb_examine(struct kthread_work *work)
 			cosched_pb_pick[cpu] = NULL;
 			continue;
 		}
-		cosched_pb_cursor[cpu] = ep->id;
+		cosched_pb_cursor[cpu] = ep->slot;
 	}
 	rcu_read_unlock();
 
@@ -140,12 +177,6 @@ struct cosched_ep *cosched_pick_local(struct cosched_ep *self)
 		best = NULL;
 	rcu_read_unlock();
 	return best;
-}
-
-static ktime_t cosched_pb_period(void)
-{
-	return ns_to_ktime((u64)cosched_get(COSCHED_T_PB_PERIOD_US) *
-			   NSEC_PER_USEC);
 }
 
 static enum hrtimer_restart cosched_pb_tick(struct hrtimer *timer)

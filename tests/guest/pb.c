@@ -9,19 +9,27 @@
  *  - budget: an endpoint that stays pending is boosted every period, but
  *    with budget_pct=5 its boosted time stays within the budget (+ one
  *    boost_us per window) and budget_exhausted counts the refusals.
+ *  - many: with thousands of idle endpoints the examiner (a FIFO worker)
+ *    still takes a small share of a CPU, and a pending endpoint made
+ *    after all of them is still boosted: each examination goes on where
+ *    the last one stopped.
  */
 #define _GNU_SOURCE
 #include "check.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #define JOB		0x9b0000ull
 #define MAXN		256
 #define LOW_NICE	19
+#define MANY		6000	/* one whole walk: ~6.6 ms of a 10 ms period */
+#define WORKER_MAX_PCT	25	/* of a CPU; the bound is 1/32 of the period */
 
 /* One busy-polling receiver process and what it saw. */
 struct rcv {
@@ -290,6 +298,91 @@ static void test_budget(void)
 	sysfs_set_u64("budget_pct", 30);
 }
 
+/* The module's worker kthread, "cosched", which runs the examiner. */
+static pid_t worker_pid(void)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	pid_t pid = 0;
+	DIR *proc = opendir("/proc");
+	FILE *f;
+
+	while (proc && !pid && (d = readdir(proc))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "cosched\n"))
+			pid = atoi(d->d_name);
+		fclose(f);
+	}
+	if (proc)
+		closedir(proc);
+	return pid;
+}
+
+static void test_many_endpoints(void)
+{
+	const u64 run_ms = 3000, job = JOB + 5;
+	struct rcv *r = shared_alloc(sizeof(*r));
+	struct rlimit nofile = { MANY + 64, MANY + 64 };
+	struct cosched_stats s0, s1;
+	static int fds[MANY];
+	pid_t worker = worker_pid(), hog, rp;
+	u64 max_eps = sysfs_u64("user_max_endpoints");
+	u64 ring_kb = sysfs_u64("ring_kb");
+	double steal, pct;
+	u64 t0, t1;
+	int fd, i, made = 0;
+
+	if (!worker || setrlimit(RLIMIT_NOFILE, &nofile)) {
+		okf(0, "many: the worker kthread and enough files", "%d files", MANY + 64);
+		return;
+	}
+	sysfs_set_u64("user_max_endpoints", MANY + 16);
+	sysfs_set_u64("ring_kb", 4);
+	for (i = 0; i < MANY; i++) {
+		fds[i] = dev_open();
+		made += !ep_create_fd(fds[i], job + 1 + i / COSCHED_MAX_RANKS,
+				      i % COSCHED_MAX_RANKS, NULL);
+	}
+	expect_eq(made, MANY, "many: the idle endpoints made");
+	policy_set("pb");
+	sysfs_set_u64("pb_period_us", 10000);
+	hog = hog_start(0);
+	fd = dev_open();
+	rp = start_receiver(r, fd, job, 0, false);	/* the newest slot */
+	doorbell(fd, job, 0, 1);
+	steal = host_steal_pct(1, 300, 500, NULL);
+	ep_stats(fd, &s0);
+	t0 = task_cpu_ns(worker);
+	sleep_ns(run_ms * 1000000);
+	t1 = task_cpu_ns(worker);
+	ep_stats(fd, &s1);
+	policy_set("local");
+	stop_receiver(r, rp);
+	hog_stop(hog);
+	close(fd);
+	for (i = 0; i < MANY; i++)
+		close(fds[i]);
+	sysfs_set_u64("ring_kb", ring_kb);
+	sysfs_set_u64("user_max_endpoints", max_eps);
+
+	pct = (double)(t1 - t0) / (run_ms * 1e6) * 100;
+	t_diag("many: %d idle endpoints, worker on CPU %.1f%% of %llu ms, "
+	       "the pending endpoint boosted %llu times, host steal %.1f%%",
+	       made, pct, (unsigned long long)run_ms,
+	       (unsigned long long)(s1.boosts - s0.boosts), steal);
+	ok(s1.boosts > s0.boosts,
+	   "many: the endpoint made after thousands of idle ones is boosted");
+	if (steal > STEAL_MAX_PCT)
+		t_skip("many: the worker's CPU share", "host steals %.1f%% > %.0f%%",
+		       steal, STEAL_MAX_PCT);
+	else
+		okf(pct < WORKER_MAX_PCT, "many: the examiner's share of a CPU stays small",
+		    "%.1f%% >= %d%%", pct, WORKER_MAX_PCT);
+}
+
 int main(void)
 {
 	if (nr_cpus() < 2)
@@ -298,6 +391,7 @@ int main(void)
 	test_pb_period();
 	test_pbt_newest_first();
 	test_budget();
+	test_many_endpoints();
 	policy_set("local");
 	sysfs_set_u64("pb_period_us", 10000);
 	return t_done();
