@@ -204,10 +204,49 @@ static void worker_main(int proc, u32 uid, int only_thread)
 	exit(0);
 }
 
-/* Kernel stacks of every task of the workers: where a hang sleeps. */
+/* A task's state letter and scheduling policy and priority, from stat. */
+static void task_state(pid_t pid, pid_t tid, char *out, size_t size)
+{
+	char path[128], buf[1024], state = '?', *p;
+	int fd, i;
+	ssize_t n;
+	long prio = 0, policy = 0;
+
+	snprintf(out, size, "state ?");
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	/* After the command's closing parenthesis: field 3, the state. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%c", &state) != 1)
+		return;
+	/* Fields 18 (priority) and 41 (policy), counted from field 3. */
+	for (i = 3, p += 2; p && i < 41; i++) {
+		if (i == 18)
+			prio = strtol(p, NULL, 10);
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		policy = strtol(p, NULL, 10);
+	snprintf(out, size, "state %c, prio %ld, policy %ld", state, prio,
+		 policy);
+}
+
+/*
+ * Kernel stacks of every task of the workers: where a hang sleeps.  A
+ * running or runnable task shows no stack: its state says which.
+ */
 static void dump_stacks(void)
 {
-	char path[128], buf[4096];
+	char path[128], buf[4096], state[64];
 
 	for (int p = 0; p < sh->nprocs; p++) {
 		for (int s = 0; s < LOG_SLOTS; s++) {
@@ -225,15 +264,13 @@ static void dump_stacks(void)
 				snprintf(path, sizeof(path), "/proc/%d/stack", tid);
 				fd = open(path, O_RDONLY);
 			}
-			if (fd < 0)
-				continue;
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n > 0) {
-				buf[n] = 0;
-				fprintf(stderr, "# kernel stack of proc %d slot %d (tid %d):\n%s",
-					p, s, tid, buf);
-			}
+			n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+			if (fd >= 0)
+				close(fd);
+			buf[n > 0 ? n : 0] = 0;
+			task_state(sh->worker[p], tid, state, sizeof(state));
+			fprintf(stderr, "# kernel stack of proc %d slot %d (tid %d, %s):\n%s",
+				p, s, tid, state, buf);
 		}
 	}
 }

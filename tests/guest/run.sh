@@ -13,7 +13,9 @@
 #   HOOKS_N (samples per policy of the TCP hook latency, 0 skips it),
 #   RDMA_N (soft-RoCE wake-ups of the rdma test),
 #   MPIGLUE_ARGS (options of mpi-glue/test/guest.sh, e.g. "-p all"),
-#   COSCHED_VMOUT (logs go to $COSCHED_VMOUT/guest-tests/ when set)
+#   COSCHED_VMOUT (logs go to $COSCHED_VMOUT/guest-tests/ when set),
+#   LIMIT_SCALE (multiplies every test's time limit; default 3 on a kernel
+#   whose release says "debug", whose checks make everything slower, else 1)
 #
 # Before every test the module is reloaded with its defaults; a test fails
 # if it exits non-zero, times out, leaves the module unloaded, or the
@@ -77,6 +79,10 @@ done
 shift $((OPTIND - 1))
 TESTS=${*:-$ALL}
 export COSCHED_KO="$KO" BIN
+case $(uname -r) in
+*debug*) LIMIT_SCALE=${LIMIT_SCALE:-3} ;;
+*) LIMIT_SCALE=${LIMIT_SCALE:-1} ;;
+esac
 
 for t in $TESTS; do
 	spec "$t" > /dev/null || { echo "run.sh: unknown test '$t' (-l lists them)" >&2; exit 2; }
@@ -124,7 +130,7 @@ suite_start=$(date +%s)
 echo "# cosched guest tests on $(uname -r), $(nproc) CPUs, module $KO"
 for t in $TESTS; do
 	set -- $(spec "$t")
-	limit=$1
+	limit=$(($1 * LIMIT_SCALE))
 	shift
 	log=$LOGDIR/$t.log
 	secs=0

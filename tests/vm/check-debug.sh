@@ -5,6 +5,7 @@
 #
 # usage: check-debug.sh [TEST...]   tests of tests/guest/run.sh (default: all)
 # environment: DEBUG_TIMEOUT (guest timeout, s; default 10800),
+#   DEBUG_OUTDIR (where the guest's logs stay; default build/debug-out),
 #   DEBUG_MEM (guest memory, MB; default 2048: KASAN's shadow and
 #   quarantine and kmemleak's metadata need room), FUZZ_ARGS (options of
 #   tests/fuzz/run.sh; default "--seconds 600": KASAN slows each operation)
@@ -34,8 +35,11 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 export FUZZ_ARGS=${FUZZ_ARGS:---seconds 600}
+# The guest's logs (the fuzzer's operation log among them) stay here.
+outdir=${DEBUG_OUTDIR:-build/debug-out}
+mkdir -p "$outdir"
 flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel "$rel" --smp 2 \
-	--env FUZZ_ARGS --mem "${DEBUG_MEM:-2048}" --timeout "${DEBUG_TIMEOUT:-10800}" \
+	--outdir "$outdir" --env FUZZ_ARGS --mem "${DEBUG_MEM:-2048}" --timeout "${DEBUG_TIMEOUT:-10800}" \
 	-- tests/vm/debug-guest.sh "$@" | tee "$out"
 status=${PIPESTATUS[0]}
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
