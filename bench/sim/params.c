@@ -42,7 +42,9 @@ static const struct {
 	P("lu_s", lu_s), P("lu_iters", lu_iters), P("lu_comm", lu_comm),
 	P("lu_side", lu_side),
 	P("ep_s", ep_s), P("ep_iters", ep_iters), P("ep_comm", ep_comm),
-	P("compute_jitter", jitter),
+	P("compute_jitter", jitter), P("stall_per_s", stall_per_s),
+	P("stall_us", stall_us), P("background_pct", background_pct),
+	P("background_burst_us", background_burst_us),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 

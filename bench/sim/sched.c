@@ -84,6 +84,8 @@ void cpu_account(struct world *w, struct cpu *c)
 	sim_ns now = w->now, dt = now - c->last, from, prog;
 
 	from = c->last > c->ovh_until ? c->last : c->ovh_until;
+	if (from < c->stall_until)
+		from = c->stall_until;
 	c->last = now;
 	if (!t || dt <= 0)
 		return;
@@ -192,7 +194,8 @@ void cpu_resched(struct world *w, struct cpu *c)
 			policy_on_preempt(w, prev);
 		c->curr = next;
 		if (next && prev) {
-			c->ovh_until = w->now + US(w->p->ctx_us);
+			c->ovh_until = (w->now > c->stall_until ? w->now :
+					c->stall_until) + US(w->p->ctx_us);
 			w->ctr.switches++;
 		}
 	}
@@ -220,6 +223,8 @@ void cpu_plan(struct world *w, struct cpu *c)
 	if (!t)
 		return;
 	start = w->now > c->ovh_until ? w->now : c->ovh_until;
+	if (start < c->stall_until)
+		start = c->stall_until;
 	if (t->work > 0) {
 		evq_push(&w->q, start + t->work, EV_CPU, c->id, 0, c->plan_gen);
 	} else if (t->waiting && w->pol->wait == W_YIELD && c->nrq > 1) {

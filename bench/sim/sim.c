@@ -6,6 +6,7 @@
  * ideal, as bench/run-mix does: ideal = sum of the jobs' standalone
  * times, slowdown = the last job's completion / ideal.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +19,17 @@ static double wall(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* vCPU stalls: a Poisson process of stall_per_s per CPU. */
+static void stall_next(struct world *w, int cpu)
+{
+	double u = rng_unit(&w->rng);
+
+	if (w->p->stall_per_s <= 0 || w->p->stall_us <= 0)
+		return;
+	evq_push(&w->q, w->now + (sim_ns)(-log(1 - u) / w->p->stall_per_s * 1e9),
+		 EV_STALL, cpu, 0, 0);
 }
 
 static void dispatch(struct world *w, const struct event *e)
@@ -63,6 +75,14 @@ static void dispatch(struct world *w, const struct event *e)
 		pb_examine(w, e->a);
 		evq_push(&w->q, e->t + US(w->p->pb_period_us), EV_PB, e->a, 0, 0);
 		return;
+	case EV_STALL:
+		c = &w->cpus[e->a];
+		cpu_account(w, c);
+		c->stall_until = (w->now > c->stall_until ? w->now :
+				  c->stall_until) + US(w->p->stall_us);
+		cpu_plan(w, c);
+		stall_next(w, e->a);
+		return;
 	case EV_GANG:
 	case EV_GANG_CONT:
 		if (e->gen == w->gang_gen)
@@ -106,6 +126,7 @@ static int world_build(struct world *w, const struct params *p,
 		const struct jobspec *s = &m->jobs[j];
 		int ranks = s->kind == WL_HOG ? cfg->nodes : cfg->nodes * m->rpn;
 
+
 		if (cfg->only_job >= 0 && j != cfg->only_job)
 			continue;
 		job_build(&w->jobs[w->njobs], s, ranks, cfg->seconds, p);
@@ -113,6 +134,13 @@ static int world_build(struct world *w, const struct params *p,
 			w->mpi_left++;
 		n += ranks;
 		w->njobs++;
+	}
+	if (p->background_pct > 0 && w->njobs < MAX_JOBS) {
+		struct jobspec bg = { .kind = WL_BG };
+
+		snprintf(bg.label, sizeof(bg.label), "background");
+		job_build(&w->jobs[w->njobs++], &bg, cfg->nodes, 0, p);
+		n += cfg->nodes;
 	}
 	w->ntasks = n;
 	w->tasks = calloc(n, sizeof(*w->tasks));
@@ -172,6 +200,8 @@ int sim_init(struct world *w, const struct params *p,
 				 EV_PB, i, 0, 0);
 	if (w->pol->gang)
 		gang_init(w);
+	for (i = 0; i < w->nodes; i++)
+		stall_next(w, i);
 	/* MPI_Init's last barrier releases the ranks within a millisecond */
 	for (i = 0; i < w->ntasks; i++)
 		evq_push(&w->q, (sim_ns)(rng_unit(&w->rng) * US(1000)), EV_WAKE,

@@ -30,6 +30,7 @@ enum ev_kind {
 	EV_PB,		/* a host's periodic examiner */
 	EV_GANG,	/* gang: stop the running job */
 	EV_GANG_CONT,	/* gang: continue the next one */
+	EV_STALL,	/* the emulator deschedules a vCPU */
 };
 
 struct event {
@@ -79,14 +80,15 @@ struct params {
 	double mg_s, mg_iters, mg_comm, mg_side;
 	double lu_s, lu_iters, lu_comm, lu_side;
 	double ep_s, ep_iters, ep_comm;
-	double jitter;
+	double jitter, stall_per_s, stall_us;
+	double background_pct, background_burst_us;
 };
 
 /* Load FILE with kernel-specific keys (key.6.1 / key.6.12) for KERNEL. */
 int params_load(struct params *p, const char *file, const char *kernel);
 
 /* ---- mix.c ---- */
-enum wl_kind { WL_LIFE, WL_MG, WL_LU, WL_EP, WL_BARRIER, WL_HOG };
+enum wl_kind { WL_LIFE, WL_MG, WL_LU, WL_EP, WL_BARRIER, WL_HOG, WL_BG };
 
 struct jobspec {
 	enum wl_kind kind;
@@ -107,7 +109,7 @@ int mix_load(struct mix *m, const char *arg, const char *dir);
 int jobspec_parse(struct jobspec *j, const char *line);
 
 /* ---- workload.c: each job's ranks as streams of operations ---- */
-enum op_kind { OP_COMPUTE, OP_SEND, OP_RECV, OP_NOP, OP_END };
+enum op_kind { OP_COMPUTE, OP_SEND, OP_RECV, OP_NOP, OP_SLEEP, OP_END };
 
 struct op {
 	int kind;
@@ -209,7 +211,7 @@ struct cpu {
 	int nrq, caprq;
 	struct task **all;	/* every task pinned here (PB's slots) */
 	int nall;
-	sim_ns last, ovh_until;
+	sim_ns last, ovh_until, stall_until;
 	uint32_t plan_gen;
 	int64_t min_vruntime;
 	struct task *skip;	/* CFS yield's skip buddy */

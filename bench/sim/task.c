@@ -6,6 +6,7 @@
  * module's yield (*sy: lower itself to nice 19, boost the newest pending
  * neighbour), or Open MPI's yield mode (poll, sched_yield, poll ...).
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "sim.h"
@@ -160,6 +161,14 @@ void task_advance(struct world *w, struct task *t)
 		case OP_NOP:
 			t->pc++;
 			break;
+		case OP_SLEEP:	/* background: exponential sleeps */
+			t->pc++;
+			t->state = T_WAKING;
+			evq_push(&w->q, w->now + (sim_ns)(-log(1 - rng_unit(&w->rng)) *
+							  op.ns),
+				 EV_WAKE, t->id, 0, 0);
+			rq_del(w, t);
+			return;
 		default:
 			task_exit(w, t);
 			return;

@@ -113,15 +113,86 @@ static int load(const char *csv, struct cell *cells)
 	return ncell;
 }
 
+/*
+ * The calibration's own check: each workload alone on its nodes, sized to
+ * the measured iteration count, against its measured standalone time
+ * (standalone.csv beside CSV: program, args, nodes, iters, time_s).
+ */
+static void standalone(const struct params *p, const char *csv,
+		       const char *kernel, int seeds)
+{
+	char path[1024], hline[2048], line[4096], *hdr[32], *f[32], job[128];
+	const char *slash = strrchr(csv, '/');
+	int nh, cp, ca, cn, ct, ci;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%.*sstandalone.csv",
+		 slash ? (int)(slash - csv + 1) : 0, csv);
+	fp = fopen(path, "r");
+	if (!fp || !fgets(hline, sizeof(hline), fp)) {
+		printf("# no %s: standalone times not compared\n\n", path);
+		if (fp)
+			fclose(fp);
+		return;
+	}
+	nh = split(hline, hdr, 32);
+	cp = col(hdr, nh, "program");
+	ca = col(hdr, nh, "args");
+	cn = col(hdr, nh, "nodes");
+	ct = col(hdr, nh, "time_s");
+	ci = col(hdr, nh, "iters");
+	if (cp < 0 || ca < 0 || cn < 0 || ct < 0 || ci < 0) {
+		fclose(fp);
+		return;
+	}
+	printf("Standalone (busy polling, the measured iteration count; life -v hi calibrates stall_per_s):\n\n");
+	printf("| job | nodes | iters | measured s | simulated s (%d seeds) | error |\n", seeds);
+	printf("|---|---|---|---|---|---|\n");
+	while (fgets(line, sizeof(line), fp)) {
+		struct run_cfg cfg = { 0 };
+		struct mix m = { .njobs = 1, .rpn = 1 };
+		double sum = 0, meas;
+		int s;
+
+		if (split(line, f, 32) < nh)
+			continue;
+		snprintf(job, sizeof(job), "%s %s", f[cp], f[ca]);
+		if (jobspec_parse(&m.jobs[0], job))
+			continue;
+		meas = atof(f[ct]);
+		cfg.mix = &m;
+		cfg.pol = policy_find("busy-poll");
+		cfg.kernel = kernel;
+		cfg.nodes = atoi(f[cn]);
+		cfg.cpus_per_host = cfg.nodes;
+		cfg.seconds = meas;	/* sizes the job to iters exactly */
+		cfg.limit_s = 100 * meas + 10;
+		cfg.only_job = -1;
+		for (s = 0; s < seeds; s++) {
+			struct result r;
+
+			cfg.seed = s + 1;
+			sim_run(p, &cfg, &r);
+			sum += r.completion_s;
+		}
+		printf("| %s | %s | %s | %.3f | %.3f | %+.0f%% |\n", m.jobs[0].label,
+		       f[cn], f[ci], meas, sum / seeds,
+		       (sum / seeds / meas - 1) * 100);
+	}
+	printf("\n");
+	fclose(fp);
+}
+
 int validate(const struct params *p, const char *csv, const char *mixdir,
 	     const char *kernel, double seconds, int seeds, double tol)
 {
 	static struct cell cells[MAX_CELLS];
-	int ncell = load(csv, cells), i, s, miss = 0, done = 0;
+	int ncell = load(csv, cells), i, s, k, miss = 0, done = 0;
 	double sumerr = 0;
 
 	if (ncell < 0)
 		return -1;
+	standalone(p, csv, kernel, seeds);
 	printf("# measured: %s; simulated: kernel %s, median of %d seeds\n",
 	       csv, kernel, seeds);
 	printf("| mix | column | nodes | measured (runs: min-max) | simulated (seeds: min-max) | error | within %.0f%% |\n",
@@ -155,9 +226,9 @@ int validate(const struct params *p, const char *csv, const char *mixdir,
 		}
 		lo = c->v[0];
 		hi = c->v[0];
-		for (s = 0; s < c->n; s++) {
-			lo = fmin(lo, c->v[s]);
-			hi = fmax(hi, c->v[s]);
+		for (k = 0; k < c->n; k++) {
+			lo = fmin(lo, c->v[k]);
+			hi = fmax(hi, c->v[k]);
 		}
 		meas = median(c->v, c->n);
 		med = median(sim, s);

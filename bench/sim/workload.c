@@ -75,9 +75,16 @@ static void dims2(int n, int d[2])
 	d[1] = a;
 }
 
+/*
+ * The measured time of a compute step includes the vCPU stalls and the
+ * background load of the run that measured it; the model adds both
+ * itself, so the grain is what is left without them.
+ */
+static double stall_free;
+
 static sim_ns iter_compute(double s, double iters, double comm)
 {
-	return (sim_ns)(s * (1 - comm) / iters * 1e9);
+	return (sim_ns)(s * (1 - comm) / iters * 1e9 * stall_free);
 }
 
 static void build_life(struct job *j, struct tbuf *it, const struct params *p)
@@ -175,6 +182,8 @@ int job_build(struct job *j, const struct jobspec *s, int ranks,
 	double per_iter = 1;
 
 	memset(j, 0, sizeof(*j));
+	stall_free = (1 - p->stall_per_s * p->stall_us * 1e-6) *
+		     (1 - p->background_pct / 100);
 	j->spec = *s;
 	j->ranks = ranks;
 	j->finish = -1;
@@ -207,6 +216,14 @@ int job_build(struct job *j, const struct jobspec *s, int ranks,
 		break;
 	case WL_HOG:
 		put(&it, OP_COMPUTE, P_NONE, 0, MS(1000));
+		j->iters = 1L << 40;
+		j->competitor = 1;
+		break;
+	case WL_BG:	/* bursts, then sleeps of mean burst (1 - f) / f */
+		put(&it, OP_COMPUTE, P_NONE, 0, US(p->background_burst_us));
+		put(&it, OP_SLEEP, P_NONE, 0,
+		    US(p->background_burst_us * (100 - p->background_pct) /
+		       p->background_pct));
 		j->iters = 1L << 40;
 		j->competitor = 1;
 		break;
