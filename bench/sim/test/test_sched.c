@@ -60,12 +60,16 @@ static void fifo_preempts(const char *kernel)
 	sim_ns start;
 
 	tap_params(&p, kernel);
+	/* long slices: no fair reschedule can coincide with the boost */
+	p.eevdf_slice_us = 50000;
+	p.cfs_latency_us = 100000;
+	p.cfs_min_gran_us = 50000;
 	tap_mix(&m, "hogs", 2, "hog");
 	cfg_init(&c, &m, "dcs", kernel, 1);
 	sim_init(&w, &p, &c);
 	w.mpi_left = 1;
 	w.limit = SEC(2);
-	while (w.now < SEC(1) && sim_step(&w))
+	while (w.now < MS(1010) && sim_step(&w))
 		;
 	t = w.cpus[0].curr == &w.tasks[0] ? &w.tasks[1] : &w.tasks[0];
 	ok(w.cpus[0].curr && w.cpus[0].curr != t && t->on_rq,
