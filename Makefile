@@ -142,6 +142,16 @@ fuzz: modules fuzz-bin
 	flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 \
 		--timeout 3000 -- tests/fuzz/run.sh --ops 1000000
 
+# make sim              cosched-sim, the discrete-event model of many nodes
+#                       (build/bench/cosched-sim, Documentation/simulator.rst)
+# make sim-check        its tests (bench/sim/test, under 30 s)
+.PHONY: sim sim-check
+sim:
+	$(MAKE) -C bench/sim
+
+sim-check:
+	$(MAKE) -C bench/sim check
+
 .PHONY: mpich-tests
 # make mpich-tests       MPICH's test suite (pt2pt coll threads rma) plain and
 #                        under the glue, both MPIs; a long sweep, not in check
