@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"  --params FILE       calibration (%s/bench/sim/params.conf)\n"
 		"  --mixes-dir DIR     mix files (%s/bench/mixes)\n"
 		"  --seeds K           seeds per cell (--validate, --sweep: 3)\n"
+		"  --set KEY=VALUE     change one calibration parameter (repeatable)\n"
 		"policies:", SIM_ROOT, SIM_ROOT);
 	for (p = policies; p->name; p++)
 		fprintf(f, " %s", p->name);
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 		{ "sweep", 0, 0, 'W' }, { "mixes", 1, 0, 'x' },
 		{ "policies", 1, 0, 'y' }, { "node-list", 1, 0, 'z' },
 		{ "output", 1, 0, 'o' }, { "help", 0, 0, 'h' },
+		{ "set", 1, 0, 'e' },
 		{ 0 }
 	};
 	const char *params = SIM_ROOT "/bench/sim/params.conf";
@@ -61,7 +63,8 @@ int main(int argc, char **argv)
 	const char *measured = SIM_ROOT "/Documentation/results/mix-6.12/runs.csv";
 	const char *kernel = "6.12", *mixname = NULL, *polname = NULL;
 	const char *mixes = "5,7,8,12", *pols = NULL, *nodelist = "4,8,16,64,256,1024";
-	const char *outpath = NULL;
+	const char *outpath = NULL, *sets[32];
+	int nsets = 0;
 	double seconds = 2, maxtime = 0, tol = 0.15;
 	int nodes = 2, cpus = 2, seeds = 3, mode = 0, o, j, seconds_set = 0;
 	uint64_t seed = 1;
@@ -91,6 +94,10 @@ int main(int argc, char **argv)
 		case 'y': pols = optarg; break;
 		case 'z': nodelist = optarg; break;
 		case 'o': outpath = optarg; break;
+		case 'e':
+			if (nsets < 32)
+				sets[nsets++] = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -101,6 +108,12 @@ int main(int argc, char **argv)
 	}
 	if (params_load(&p, params, kernel))
 		return 2;
+	for (j = 0; j < nsets; j++)
+		if (params_set(&p, sets[j])) {
+			fprintf(stderr, "cosched-sim: --set %s: no such key=number\n",
+				sets[j]);
+			return 2;
+		}
 	if (mode == 'V') {
 		int miss = validate(&p, measured, mixdir, kernel,
 				    seconds_set ? seconds : 0, seeds, tol);

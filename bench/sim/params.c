@@ -60,6 +60,27 @@ static char *trim(char *s)
 	return s;
 }
 
+int params_set(struct params *p, const char *kv)
+{
+	char key[64], *end;
+	const char *eq = strchr(kv, '=');
+	double v;
+	size_t i;
+
+	if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key))
+		return -1;
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+	v = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end)
+		return -1;
+	for (i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].key, key)) {
+			*(double *)((char *)p + keys[i].off) = v;
+			return 0;
+		}
+	return -1;
+}
+
 int params_load(struct params *p, const char *file, const char *kernel)
 {
 	int level[NKEYS] = { 0 };	/* 0 unset, 1 plain, 2 kernel's */

@@ -331,6 +331,17 @@ void rq_add(struct world *w, struct task *t, int wakeup)
 	cpu_plan(w, c);
 }
 
+/* update_entity_lag(): V - v, within a slice's worth either way. */
+static int64_t entity_lag(struct world *w, struct cpu *c, struct task *t)
+{
+	int64_t lim = vslice(w, t) * 2, lag = avg_v(c) - t->vruntime;
+	int64_t tick = vdelta((sim_ns)(1e9 / w->p->hz), t->weight);
+
+	if (lim < tick)
+		lim = tick;
+	return lag > lim ? lim : lag < -lim ? -lim : lag;
+}
+
 void rq_del(struct world *w, struct task *t)
 {
 	struct cpu *c = cpu_of(w, t);
@@ -339,14 +350,8 @@ void rq_del(struct world *w, struct task *t)
 	if (!t->on_rq)
 		return;
 	cpu_account(w, c);
-	if (w->eevdf && !t->fifo) {
-		int64_t lim = vslice(w, t) * 2, lag = avg_v(c) - t->vruntime;
-		int64_t tick = vdelta((sim_ns)(1e9 / w->p->hz), t->weight);
-
-		if (lim < tick)
-			lim = tick;
-		t->lag = lag > lim ? lim : lag < -lim ? -lim : lag;
-	}
+	if (w->eevdf && !t->fifo)
+		t->lag = entity_lag(w, c, t);
 	for (i = 0; i < c->nrq && c->rq[i] != t; i++)
 		;
 	c->rq[i] = c->rq[--c->nrq];
@@ -384,7 +389,7 @@ void task_set_weight(struct world *w, struct task *t, int weight)
 		return;
 	cpu_account(w, c);
 	if (w->eevdf && t->on_rq && !t->fifo) {	/* reweight_entity() */
-		int64_t v = avg_v(c), lag = v - t->vruntime;
+		int64_t v = avg_v(c), lag = entity_lag(w, c, t);
 		int64_t d = t->deadline - t->vruntime;
 
 		t->vruntime = v - lag * old / weight;

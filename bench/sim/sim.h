@@ -86,6 +86,8 @@ struct params {
 
 /* Load FILE with kernel-specific keys (key.6.1 / key.6.12) for KERNEL. */
 int params_load(struct params *p, const char *file, const char *kernel);
+/* "key=value": one parameter changed after loading (--set). */
+int params_set(struct params *p, const char *kv);
 
 /* ---- mix.c ---- */
 enum wl_kind { WL_LIFE, WL_MG, WL_LU, WL_EP, WL_BARRIER, WL_HOG, WL_BG };
