@@ -157,3 +157,20 @@ sim-check:
 #                        under the glue, both MPIs; a long sweep, not in check
 mpich-tests: mpi-glue
 	mpi-glue/mpich-tests.sh
+
+# make cluster-smoke    boot two guests on a private virtual switch, install
+#                       build/deb's packages (make deb if there are none) and
+#                       load the module on each, run one Open MPI job across
+#                       them under dcs (tests/vm/cluster/smoke.sh)
+# make cluster-shell    a shell on node 0 of such a cluster (Documentation/cluster.rst)
+# CLUSTER_ARGS          more tests/vm/cluster.sh options: --nodes 3, --insmod, ...
+CLUSTER_ARGS ?=
+.PHONY: cluster-smoke cluster-shell cluster-debs
+cluster-debs:
+	@ls build/deb/cosched-dkms_*.deb >/dev/null 2>&1 || $(MAKE) deb
+
+cluster-smoke: modules mpi-glue cluster-debs
+	tests/vm/cluster.sh $(CLUSTER_ARGS) -- tests/vm/cluster/smoke.sh
+
+cluster-shell: modules mpi-glue cluster-debs
+	tests/vm/cluster.sh --shell $(CLUSTER_ARGS)
