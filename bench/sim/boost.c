@@ -125,9 +125,8 @@ void policy_on_arrival(struct world *w, struct task *t)
 
 	if (w->pol->arrival != A_DCS)
 		return;
-	if (c->curr == t && t->on_rq) {
+	if (c->curr == t && t->on_rq)
 		return;	/* on its CPU: rule 2 may boost it at a preemption */
-	}
 	t->rule2_at = t->arrived;
 	boost_request(w, t);
 }

@@ -75,31 +75,74 @@ int main(int argc, char **argv)
 
 	while ((o = getopt_long(argc, argv, "n:m:p:k:s:o:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'n': nodes = atoi(optarg); break;
-		case 'm': mixname = optarg; break;
-		case 'p': polname = optarg; break;
-		case 'k': kernel = optarg; break;
-		case 's': seconds = atof(optarg); seconds_set = 1; break;
-		case 'S': seed = strtoull(optarg, NULL, 0); break;
-		case 'c': cpus = atoi(optarg); break;
-		case 'T': maxtime = atof(optarg); break;
-		case 'P': params = optarg; break;
-		case 'D': mixdir = optarg; break;
-		case 'V': mode = 'V'; break;
-		case 'M': measured = optarg; break;
-		case 'K': seeds = atoi(optarg); break;
-		case 't': tol = atof(optarg); break;
-		case 'W': mode = 'W'; break;
-		case 'x': mixes = optarg; break;
-		case 'y': pols = optarg; break;
-		case 'z': nodelist = optarg; break;
-		case 'o': outpath = optarg; break;
+		case 'n':
+			nodes = atoi(optarg);
+			break;
+		case 'm':
+			mixname = optarg;
+			break;
+		case 'p':
+			polname = optarg;
+			break;
+		case 'k':
+			kernel = optarg;
+			break;
+		case 's':
+			seconds = atof(optarg);
+			seconds_set = 1;
+			break;
+		case 'S':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			cpus = atoi(optarg);
+			break;
+		case 'T':
+			maxtime = atof(optarg);
+			break;
+		case 'P':
+			params = optarg;
+			break;
+		case 'D':
+			mixdir = optarg;
+			break;
+		case 'V':
+			mode = 'V';
+			break;
+		case 'M':
+			measured = optarg;
+			break;
+		case 'K':
+			seeds = atoi(optarg);
+			break;
+		case 't':
+			tol = atof(optarg);
+			break;
+		case 'W':
+			mode = 'W';
+			break;
+		case 'x':
+			mixes = optarg;
+			break;
+		case 'y':
+			pols = optarg;
+			break;
+		case 'z':
+			nodelist = optarg;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
 		case 'e':
 			if (nsets < 32)
 				sets[nsets++] = optarg;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (strcmp(kernel, "6.1") && strcmp(kernel, "6.12")) {

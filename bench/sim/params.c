@@ -46,7 +46,7 @@ static const struct {
 	P("stall_us", stall_us), P("background_pct", background_pct),
 	P("background_burst_us", background_burst_us),
 };
-#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))	/* no ARRAY_SIZE in libc */
 
 static char *trim(char *s)
 {

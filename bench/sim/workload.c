@@ -274,16 +274,26 @@ static int resolve(const struct job *j, int rank, int peer)
 	if (peer >= P_FWD)
 		return (rank + (1 << (peer - P_FWD))) % n;
 	switch (peer) {
-	case P_NORTH: return grid(j, rank, -1, 0, 1);
-	case P_SOUTH: return grid(j, rank, 1, 0, 1);
-	case P_WEST: return grid(j, rank, 0, -1, 1);
-	case P_EAST: return grid(j, rank, 0, 1, 1);
-	case P_UP: return (rank + 1) % n;
-	case P_DOWN: return (rank + n - 1) % n;
-	case P_XM: return grid(j, rank, -1, 0, 0);
-	case P_XP: return grid(j, rank, 1, 0, 0);
-	case P_YM: return grid(j, rank, 0, -1, 0);
-	case P_YP: return grid(j, rank, 0, 1, 0);
+	case P_NORTH:
+		return grid(j, rank, -1, 0, 1);
+	case P_SOUTH:
+		return grid(j, rank, 1, 0, 1);
+	case P_WEST:
+		return grid(j, rank, 0, -1, 1);
+	case P_EAST:
+		return grid(j, rank, 0, 1, 1);
+	case P_UP:
+		return (rank + 1) % n;
+	case P_DOWN:
+		return (rank + n - 1) % n;
+	case P_XM:
+		return grid(j, rank, -1, 0, 0);
+	case P_XP:
+		return grid(j, rank, 1, 0, 0);
+	case P_YM:
+		return grid(j, rank, 0, -1, 0);
+	case P_YP:
+		return grid(j, rank, 0, 1, 0);
 	}
 	return -1;
 }

@@ -46,8 +46,10 @@ int main(void)
 	s = run(&p, &four, "gang", 8, &r);
 	ok(s < 1.1, "4 x LIFE hi on 8 nodes: gang %.2f within 10%% of ideal", s);
 	run(&p, &four, "dcs", 2, &r);
-	/* job budget 30% of one CPU per host, doubled for boosts that span a
-	 * window; one host of 2 CPUs, 4 jobs */
+	/*
+	 * The job budget is 30% of one CPU per host, doubled for boosts that
+	 * span a window; one host of 2 CPUs, 4 jobs.
+	 */
 	ok(r.ctr.boosted_ns / 1e9 <= 4 * 2 * p.budget_pct / 100 * r.completion_s &&
 	   r.ctr.boosted_ns / 1e9 <= 2 * p.user_budget_pct / 100 * r.completion_s,
 	   "dcs on 2 nodes: boosted %.2f s in %.2f s, within the budgets",
