@@ -19,8 +19,9 @@
 
 struct cell {
 	char mix[32], column[32];
-	int nodes, n;
+	int nodes, n, simulated;
 	double seconds, v[MAX_RUNS];
+	double meas, sim;	/* medians */
 };
 
 static int split(char *line, char **f, int max)
@@ -60,6 +61,72 @@ static double median(double *v, int n)
 {
 	qsort(v, n, sizeof(*v), dcmp);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Ranks (1 = smallest), ties sharing their mean rank. */
+static void ranks(const double *v, int n, double *r)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		int below = 0, same = 0;
+
+		for (j = 0; j < n; j++) {
+			below += v[j] < v[i];
+			same += v[j] == v[i];
+		}
+		r[i] = below + (same + 1) / 2.0;
+	}
+}
+
+/*
+ * Per mix: does the model order the columns as the testbed did
+ * (Spearman's rho of the medians), and how far off is each column once
+ * both are divided by their own busy-poll cell (what a slowdown common
+ * to every column, which the model lacks, cancels out of)?
+ */
+static void orderings(struct cell *cells, int ncell)
+{
+	int i, j;
+
+	printf("\nPer mix: Spearman rank correlation of the columns' medians (measured against simulated), and the mean |error| of each column relative to its mix's busy-poll cell:\n\n");
+	printf("| mix | columns | rho | mean abs error relative to busy-poll |\n|---|---|---|---|\n");
+	for (i = 0; i < ncell; i++) {
+		double m[64], s[64], rm[64], rs[64], d2 = 0, bm = 0, bs = 0;
+		double rel = 0;
+		int n = 0, seen = 0, k;
+
+		for (j = 0; j < i; j++)
+			seen |= !strcmp(cells[j].mix, cells[i].mix);
+		if (seen)
+			continue;
+		for (j = i; j < ncell && n < 64; j++) {
+			if (strcmp(cells[j].mix, cells[i].mix) || !cells[j].simulated)
+				continue;
+			m[n] = cells[j].meas;
+			s[n] = cells[j].sim;
+			if (!strcmp(cells[j].column, "busy-poll")) {
+				bm = m[n];
+				bs = s[n];
+			}
+			n++;
+		}
+		if (n < 3)
+			continue;
+		ranks(m, n, rm);
+		ranks(s, n, rs);
+		for (k = 0; k < n; k++) {
+			d2 += (rm[k] - rs[k]) * (rm[k] - rs[k]);
+			if (bm > 0 && bs > 0)
+				rel += fabs((s[k] / bs) / (m[k] / bm) - 1);
+		}
+		printf("| %s | %d | %+.2f | ", cells[i].mix, n,
+		       1 - 6 * d2 / (n * ((double)n * n - 1)));
+		if (bm > 0 && bs > 0)
+			printf("%.0f%% |\n", 100 * rel / n);
+		else
+			printf("no busy-poll cell |\n");
+	}
 }
 
 static int load(const char *csv, struct cell *cells)
@@ -232,6 +299,9 @@ int validate(const struct params *p, const char *csv, const char *mixdir,
 		}
 		meas = median(c->v, c->n);
 		med = median(sim, s);
+		c->meas = meas;
+		c->sim = med;
+		c->simulated = 1;
 		err = med / meas - 1;
 		sumerr += fabs(err);
 		done++;
@@ -244,5 +314,6 @@ int validate(const struct params *p, const char *csv, const char *mixdir,
 	}
 	printf("\n%d cells compared, %d within %.0f%%, %d missed; mean |error| %.1f%%\n",
 	       done, done - miss, tol * 100, miss, done ? 100 * sumerr / done : 0);
+	orderings(cells, ncell);
 	return miss;
 }
