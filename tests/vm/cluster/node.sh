@@ -86,6 +86,8 @@ install_packages() {
 		tail -n 30 "$COSCHED_VMOUT/dpkg.log" >&2
 		die "dpkg -i failed"
 	}
+	# dpkg's own log has the time of each step.
+	cp /var/log/dpkg.log "$COSCHED_VMOUT/dpkg-steps.log" 2>/dev/null
 	dkms status cosched | sed "s/^/node$I: dkms: /" >&2
 	modprobe cosched || die "modprobe cosched failed"
 	log "packages installed, module from $(modinfo -n cosched), in $(awk -v a="$t0" -v b="$(up)" 'BEGIN { printf "%.0f", b - a }') s"

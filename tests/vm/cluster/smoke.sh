@@ -30,19 +30,21 @@ field_of_rank() { # file rank field
 ((${#HOSTS[@]} >= 2))
 check $? "at least two nodes: ${HOSTS[*]}" || { tap_summary; exit 1; }
 for h in "${HOSTS[@]}"; do
-	out=$(on "$h" "hostname; grep -o '\[[a-z-]*\]' $SYS/policy; modinfo -n cosched 2>/dev/null || echo '(insmod)'") 
-	set -- $out
-	[ "${1:-}" = "$h" ] && [ -n "${2:-}" ]
-	check $? "$h answers as ${1:-?}, module loaded (policy ${2:-none}; ${3:-no module})"
+	out=$(on "$h" "hostname; if [ -d $SYS ]; then grep -o '\[[a-z-]*\]' $SYS/policy;
+		modinfo -n cosched 2>/dev/null || echo '(insmod)'; else echo none none; fi")
+	read -r name pol src <<<"$(printf '%s' "$out" | tr '\n' ' ')"
+	[ "$name" = "$h" ] && [ "$pol" != none ] && [ -n "$pol" ]
+	check $? "$h answers as ${name:-?}, module loaded (policy ${pol:-?}; ${src:-?})"
 done
 
 for h in "${HOSTS[@]}"; do
 	[ "$(on "$h" "echo dcs >$SYS/policy && grep -o '\[[a-z-]*\]' $SYS/policy")" = "[dcs]" ]
 	check $? "$h: policy dcs"
 done
-counters() { # host -> "arrivals rx_bytes tx_bytes"
-	on "$1" "cat $SYS/stats/arrivals /sys/class/net/eth0/statistics/rx_bytes \
-		/sys/class/net/eth0/statistics/tx_bytes" | tr '\n' ' '
+counters() { # host -> "arrivals rx_bytes tx_bytes", x for a missing one
+	on "$1" "for f in $SYS/stats/arrivals /sys/class/net/eth0/statistics/rx_bytes \
+		/sys/class/net/eth0/statistics/tx_bytes; do cat \$f 2>/dev/null || echo x; done" |
+		tr '\n' ' '
 }
 declare -A before
 for h in "${HOSTS[0]}" "${HOSTS[1]}"; do before[$h]=$(counters "$h"); done
@@ -77,9 +79,13 @@ done
 for h in "${HOSTS[0]}" "${HOSTS[1]}"; do
 	read -r a0 rx0 tx0 <<<"${before[$h]}"
 	read -r a1 rx1 tx1 <<<"$(counters "$h")"
-	echo "# $h: module arrivals $a0 -> $a1 (+$((a1 - a0))); eth0 rx +$((rx1 - rx0)) B, tx +$((tx1 - tx0)) B"
-	((a1 > a0 && rx1 - rx0 > 10000 && tx1 - tx0 > 10000))
-	check $? "$h: its module counted $((a1 - a0)) arrivals, its NIC carried the job"
+	if [[ "$a0 $rx0 $tx0 $a1 $rx1 $tx1" =~ ^[0-9]+( [0-9]+){5}$ ]]; then
+		echo "# $h: module arrivals $a0 -> $a1 (+$((a1 - a0))); eth0 rx +$((rx1 - rx0)) B, tx +$((tx1 - tx0)) B"
+		((a1 > a0 && rx1 - rx0 > 10000 && tx1 - tx0 > 10000))
+		check $? "$h: its module counted $((a1 - a0)) arrivals, its NIC carried the job"
+	else
+		nok "$h: counters missing (arrivals rx tx before: $a0 $rx0 $tx0, after: $a1 $rx1 $tx1)"
+	fi
 done
 tap_summary
 ((fail == 0))
