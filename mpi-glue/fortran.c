@@ -10,6 +10,7 @@
 #include "fortran.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define SENTINEL(s)							\
@@ -88,6 +89,32 @@ int glue_f_peers(MPI_Comm comm, int neighbor, int send)
 	}
 	return 0;
 }
+
+#ifdef GLUE_HAVE_F08_STATUS
+/*
+ * MPICH 4.0.2 has MPI_Status_c2f08 in libmpichfort, not in libmpich: a
+ * reference the loader must bind would stop every C program under the
+ * glue with LD_BIND_NOW=1.  A use mpi_f08 program, the only caller,
+ * has loaded it (or dlopen'ed it: looked up at the call).
+ */
+void glue_status_c2f08(const MPI_Status *c, MPI_F08_status *f)
+{
+	static int (*c2f08)(const MPI_Status *, MPI_F08_status *);
+	int (*fn)(const MPI_Status *, MPI_F08_status *);
+
+	fn = __atomic_load_n(&c2f08, __ATOMIC_ACQUIRE);
+	if (!fn) {
+		fn = (int (*)(const MPI_Status *, MPI_F08_status *))
+			dlsym(RTLD_DEFAULT, "PMPI_Status_c2f08");
+		if (!fn) {
+			fprintf(stderr, "cosched-mpi: PMPI_Status_c2f08: not in this MPI\n");
+			abort();
+		}
+		__atomic_store_n(&c2f08, fn, __ATOMIC_RELEASE);
+	}
+	fn(c, f);
+}
+#endif
 
 void *glue_f_next(const char *sym)
 {

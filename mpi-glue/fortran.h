@@ -27,6 +27,10 @@ bool glue_f_ignored(const MPI_Fint *s, int many);
 /* The same for use mpi_f08's TYPE(MPI_Status). */
 bool glue_f08_ignored(const MPI_F08_status *s, int many);
 #endif
+#ifdef GLUE_HAVE_F08_STATUS
+/* MPI_Status_c2f08, looked up when first called. */
+void glue_status_c2f08(const MPI_Status *c, MPI_F08_status *f);
+#endif
 /* n elements of size bytes; NULL and *rc = MPI_ERR_NO_MEM on failure. */
 void *glue_f_alloc(int n, size_t size, int *rc);
 /*

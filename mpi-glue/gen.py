@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """gen.py MPI TABLE OUTDIR: the glue's wrappers for one MPI from calls.def.
 
-Writes OUTDIR/calls.h (call numbers for the counters), OUTDIR/calls.c (the
-C wrappers, and the large-count _c ones that this MPI's mpi.h declares)
-and OUTDIR/fentries.c (the Fortran entry points of the bindings that call
-PMPI_ functions directly).  What the MPI has is read from its header
+Writes OUTDIR/calls.h (call numbers for the counters, the glue_NAME
+prototypes), OUTDIR/calls.c (the glue's logic of each call, glue_NAME,
+and of the large-count _c forms that this MPI's mpi.h declares),
+OUTDIR/pmpi.c (the exported MPI_NAME and PMPI_NAME of each, and the
+glue's way on to the next layer, __wrap_PMPI_NAME), OUTDIR/link.opts (ld
+--wrap=PMPI_NAME: the glue's own calls of PMPI_NAME go on to the MPI, not
+back into the glue) and OUTDIR/fentries.c (the Fortran entry points of
+the bindings that call PMPI_ functions directly).  What the MPI has is read from its header
 (mpicc.MPI -E) and from the symbols of its Fortran libraries (a program
 built with mpif90.MPI, ldd, nm -D), never from version numbers.
 """
@@ -167,17 +171,24 @@ def call_args(args):
 
 
 def c_wrapper(c, suffix, args, protos):
-    """MPI_<name><suffix>, or None when the MPI lacks what it needs."""
+    """glue_<name><suffix>, the logic of MPI_<name><suffix> (pmpi.c
+    exports it), or None when the MPI lacks what it needs."""
     name = c.name + suffix
     params = ", ".join(a.decl() for a in args) or "void"
     nb_name = "PMPI_I" + c.name[0].lower() + c.name[1:] + suffix
-    out = ["int MPI_%s(%s)" % (name, params), "{"]
+    # A large-count form is MPI-4's: the glue built against an MPI-4
+    # mpi.h must still load where the library lacks it (same soname).
+    weak = suffix == "_c" and c.how in ("p2p", "coll")
+    out = (["#pragma weak %s" % nb_name] if weak else []) + \
+        ["int glue_%s(%s)" % (name, params), "{"]
+    nb_missing = " || !%s" % nb_name if weak else ""
     if c.how == "p2p":
         nbargs = [a for a in args if a.name not in STATUS_ARGS]
         if nb_name not in protos or len(protos[nb_name]) != len(nbargs) + 1:
             return None
         status = "status" if c.arg("status") else "MPI_STATUS_IGNORE"
-        cond = "!glue_active()" + (" || %s" % c.extra if c.extra else "")
+        cond = "!glue_active()" + (" || %s" % c.extra if c.extra else "") \
+            + nb_missing
         out += ["\tMPI_Request req;", "\tint rc;", "",
                 "\tglue_count(GC_%s);" % c.name,
                 "\tif (%s)" % cond,
@@ -190,7 +201,7 @@ def c_wrapper(c, suffix, args, protos):
             return None
         out += ["\tMPI_Request req;", "",
                 "\tglue_count(GC_%s);" % c.name,
-                "\tif (!glue_nb(comm))",
+                "\tif (!glue_nb(comm)%s)" % nb_missing,
                 "\t\treturn PMPI_%s(%s);" % (name, call_args(args)),
                 "\treturn glue_finish(%s(%s, &req), &req);"
                 % (nb_name, call_args(args))]
@@ -240,11 +251,16 @@ HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op",
 
 
 def fortran_body(c, f08):
-    """A static function of the Fortran arguments calling MPI_<name>."""
+    """A static function of the Fortran arguments calling glue_<name>.
+
+    The MPI's own entry calls PMPI_<name>, past any C tool: so does the
+    glue's (a tool sees the same calls with the glue as without)."""
     fparams, pre, cargs, post, frees = [], [], [], [], []
     status_t = "MPI_F08_status" if f08 else "MPI_Fint"
     ign = "glue_f08_ignored" if f08 else "glue_f_ignored"
-    c2f_status = "PMPI_Status_c2f08" if f08 else "PMPI_Status_c2f"
+    # MPICH has MPI_Status_c2f08 in its Fortran library, not libmpich:
+    # fortran.c finds it when called (a C program has none).
+    c2f_status = "glue_status_c2f08" if f08 else "PMPI_Status_c2f"
     for a in c.args:
         n, b = a.name, a.base()
         if b == "void" and "*" in a.type:
@@ -321,7 +337,7 @@ def fortran_body(c, f08):
     if frees:
         out += ["\tif (rc != MPI_SUCCESS)", "\t\tgoto out;"]
     out += ["\t(void)i;",
-            "\trc = MPI_%s(%s);" % (c.name, ", ".join(cargs))]
+            "\trc = glue_%s(%s);" % (c.name, ", ".join(cargs))]
     out += ["\t" + p for p in post]
     if frees:
         out.append("out:")
@@ -407,6 +423,48 @@ def fortran(calls, libs, protos):
     return out, sorted({(c.name, f08, tuple(s)) for c, f08, s, _ in entries})
 
 
+def pmpi(head, exported):
+    """Each C entry point of the glue, exported twice, and its way on.
+
+    MPI_X: the program's call.  When the next object defining MPI_X is
+    not the MPI but a PMPI tool (preloaded after the glue, or linked to
+    the program), that tool's MPI_X, which comes back through PMPI_X;
+    else the glue's logic, glue_X.
+    PMPI_X: a PMPI tool above the glue calls it for the real work:
+    glue_X.  Called from the MPI's own code (MPI calls PMPI_ names to
+    reach itself, past the tools), the MPI's, untouched.
+    __wrap_PMPI_X: the glue's own calls of PMPI_X (ld --wrap), the next
+    object's PMPI_X: the MPI's."""
+    out = [head, '#include "glue.h"', "", "/* ld --wrap: the glue's own "
+           "calls of these PMPI_ names come here. */",
+           "#pragma GCC visibility push(hidden)"]
+    out += ["int __wrap_PMPI_%s(%s);" %
+            (n, ", ".join(a.decl() for a in args) or "void")
+            for n, args in exported]
+    out += ["#pragma GCC visibility pop", ""]
+    opts = []
+    for name, args in exported:
+        params = ", ".join(a.decl() for a in args) or "void"
+        fn = "int (*f)(%s)" % params
+        out += ["int __wrap_PMPI_%s(%s)" % (name, params), "{",
+                "\tstatic void *next;",
+                "\t%s = glue_next(&next, \"PMPI_%s\");" % (fn, name), "",
+                "\treturn f(%s);" % call_args(args), "}", "",
+                "int MPI_%s(%s)" % (name, params), "{",
+                "\tstatic void *below;",
+                "\t%s = glue_below(&below, \"MPI_%s\");" % (fn, name), "",
+                "\tif (f)", "\t\treturn f(%s);" % call_args(args),
+                "\treturn glue_%s(%s);" % (name, call_args(args)), "}", "",
+                "int PMPI_%s(%s)" % (name, params), "{",
+                "\tif (glue_from_mpi(__builtin_return_address(0))) {",
+                "\t\tglue_count_internal();",
+                "\t\treturn __wrap_PMPI_%s(%s);" % (name, call_args(args)),
+                "\t}",
+                "\treturn glue_%s(%s);" % (name, call_args(args)), "}", ""]
+        opts.append("--wrap=PMPI_%s" % name)
+    return out, opts
+
+
 def main():
     if len(sys.argv) != 4:
         die("usage: gen.py MPI TABLE OUTDIR")
@@ -420,6 +478,7 @@ def main():
          "", "enum glue_call {"]
     h += ["\tGC_%s," % c.name for c in counted]
     h += ["\tGC_NR", "};", ""]
+    protos_at = len(h)
     if "MPI_Status_c2f08" in protos:
         h += ["/* mpi.h has MPI-4's TYPE(MPI_Status) for C. */",
               "#define GLUE_HAVE_F08_STATUS 1", ""]
@@ -431,6 +490,7 @@ def main():
     cc += ['\t[GC_%s] = "%s",' % (c.name, c.name) for c in counted]
     cc += ["};", ""]
     large = []
+    exported = []       # (name, args): glue_NAME, MPI_NAME, PMPI_NAME
     for c in calls:
         check_proto(c, protos)
         w = c_wrapper(c, "", c.args, protos)
@@ -438,11 +498,20 @@ def main():
             cc += [w, ""]
         elif c.how in ("p2p", "coll"):
             die("mpi.h lacks the non-blocking form of MPI_%s" % c.name)
+        if w or c.how == "own":
+            exported.append((c.name, c.args))
         lc = large_count_args(c, protos) if c.how in ("p2p", "coll") else None
         w = lc and c_wrapper(c, "_c", lc, protos)
         if w:
             cc += [w, ""]
             large.append(c.name)
+            exported.append((c.name + "_c", lc))
+    h[protos_at:protos_at] = \
+        ["/* The glue's logic of MPI_NAME (calls.c, init.c, p2p.c). */"] + \
+        ["int glue_%s(%s) __attribute__((visibility(\"hidden\")));" %
+         (n, ", ".join(a.decl() for a in args) or "void")
+         for n, args in exported] + [""]
+    pc, opts = pmpi(head, exported)
 
     libs = fortran_symbols(mpi)
     fbody, fentries = fortran(calls, libs, protos)
@@ -451,7 +520,8 @@ def main():
 
     os.makedirs(outdir, exist_ok=True)
     for name, lines in (("calls.h", h), ("calls.c", cc),
-                        ("fentries.c", fc)):
+                        ("fentries.c", fc), ("pmpi.c", pc),
+                        ("link.opts", opts)):
         tmp = os.path.join(outdir, name + ".tmp")
         with open(tmp, "w") as f:
             f.write("\n".join(lines) + "\n")

@@ -6,7 +6,8 @@
  * wait loop: MPI_Test*, then cosched_wait), coll.c (the job's form of
  * the collectives), p2p.c (the hand-written point-to-point calls), and
  * the wrappers gen.py makes from calls.def (calls.c, fentries.c, with
- * fortran.c's helpers).
+ * fortran.c's helpers; pmpi.c, the exported MPI_ and PMPI_ names, with
+ * chain.c's look-ups).
  */
 #ifndef COSCHED_MPI_GLUE_H
 #define COSCHED_MPI_GLUE_H
@@ -20,7 +21,8 @@
 #include "calls.h"		/* generated: enum glue_call */
 
 /*
- * Only the MPI_* functions are exported; MPICH declares them without a
+ * Only the MPI_* and PMPI_* functions (pmpi.c, generated) and the Fortran
+ * entry points are exported; MPICH declares them without a
  * visibility of their own, so -fvisibility=hidden would hide them too.
  */
 #pragma GCC visibility push(hidden)
@@ -73,6 +75,8 @@ struct glue {
 	/* counters for COSCHED_MPI_VERBOSE */
 	uint64_t waits, cosched_waits, fallbacks;
 	uint64_t scans, scan_ns, registered;
+	uint64_t mpi_internal;	/* the MPI's calls of PMPI_ names, passed on */
+	bool finalized;		/* glue_finalize() ran */
 };
 
 extern struct glue glue;
@@ -87,9 +91,24 @@ static inline void glue_count(enum glue_call c)
 		__atomic_fetch_add(&glue_calls[c], 1, __ATOMIC_RELAXED);
 }
 
+static inline void glue_count_internal(void)
+{
+	if (__builtin_expect(glue.verbose, 0))
+		__atomic_fetch_add(&glue.mpi_internal, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * chain.c: the next object's sym (the MPI's: cached in *cache; aborts if
+ * there is none), the MPI_X of a PMPI tool below the glue (NULL: none),
+ * and whether code at addr is the MPI's own (a caller of a PMPI_ name).
+ */
+void *glue_next(void **cache, const char *sym);
+void *glue_below(void **cache, const char *sym);
+bool glue_from_mpi(const void *addr);
+
 /* init.c: after MPI's own initialisation, from any binding; once. */
 void glue_setup(void);
-/* init.c: before MPI's own finalisation, from any binding. */
+/* init.c: before MPI's own finalisation, from any binding; once. */
 void glue_finalize(void);
 
 /* coll.c: does comm take the collectives' non-blocking form? */

@@ -206,7 +206,7 @@ void glue_setup(void)
 		drop_endpoint();
 }
 
-int MPI_Init(int *argc, char ***argv)
+int glue_Init(int *argc, char ***argv)
 {
 	int rc = PMPI_Init(argc, argv);
 
@@ -215,7 +215,7 @@ int MPI_Init(int *argc, char ***argv)
 	return rc;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+int glue_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 
@@ -260,12 +260,22 @@ static void say_calls(void)
 			n += snprintf(line + n, sizeof(line) - n, " %s %llu",
 				      glue_call_name[i],
 				      (unsigned long long)glue_calls[i]);
+	if (glue.mpi_internal && n < (int)sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " mpi-internal %llu",
+			 (unsigned long long)glue.mpi_internal);
 	fprintf(stderr, "%s\n", line);
 }
 
-/* Before MPI closes its sockets: registered ones would linger ~1 s. */
+/*
+ * Before MPI closes its sockets: registered ones would linger ~1 s.
+ * Open MPI's Fortran MPI_Finalize comes here twice: the glue's Fortran
+ * entry, then libmpi_mpifh's call of PMPI_Finalize.
+ */
 void glue_finalize(void)
 {
+	if (glue.finalized)
+		return;
+	glue.finalized = true;
 	if (glue.verbose)
 		say_calls();
 	if (glue.ep && glue.verbose)
@@ -273,7 +283,7 @@ void glue_finalize(void)
 	drop_endpoint();
 }
 
-int MPI_Finalize(void)
+int glue_Finalize(void)
 {
 	glue_finalize();
 	return PMPI_Finalize();

@@ -85,9 +85,9 @@ static int sendrecv(const void *sbuf, int scount, MPI_Datatype stype,
 	return wait_pair(req, status);
 }
 
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
-		 int stag, void *rbuf, int rcount, MPI_Datatype rtype,
-		 int source, int rtag, MPI_Comm comm, MPI_Status *status)
+int glue_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
+		  int stag, void *rbuf, int rcount, MPI_Datatype rtype,
+		  int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
 	glue_count(GC_Sendrecv);
 	if (!glue_active())
@@ -104,9 +104,9 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
  * MPI itself writes the buffer: only what arrives, as the datatype lays
  * it out, whatever its bounds; nothing from MPI_PROC_NULL.
  */
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
-			 int stag, int source, int rtag, MPI_Comm comm,
-			 MPI_Status *status)
+int glue_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
+			  int stag, int source, int rtag, MPI_Comm comm,
+			  MPI_Status *status)
 {
 	char *packed = NULL;
 	int rc, psize = 0, pos = 0;

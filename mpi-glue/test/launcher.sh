@@ -9,10 +9,8 @@
 #    shell or taskset (strace -ff when there), not in a non-MPI program,
 #    through a script to the MPI program it runs; each rank on its CPU;
 #    the same through srun (a stand-in srun that sets SLURM_*);
-#  - the job id the glue agrees on at MPI_Init (gdb, when there);
-#  - a second PMPI tool (test/pmpi/counter.c) beside the glue, in
-#    cosched-run's order and the other: both must count every call and
-#    the program's results be right.
+#  - the job id the glue agrees on at MPI_Init (gdb, when there).
+# A second PMPI tool beside the glue: test/chain.sh.
 # Last line "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
 RUN=$PWD/mpi-glue/cosched-run
@@ -234,47 +232,6 @@ GDB
 		done
 	done
 fi
-
-# 3. Another PMPI tool beside the glue.  Above it (what cosched-run does
-# with the user's LD_PRELOAD): every rank's program, counter and glue
-# (COSCHED_MPI_VERBOSE's "calls") must each count K of every call, and
-# the results be right.  Below it (by hand, not cosched-run's order):
-# with plain interposition the tool cannot see the program's calls
-# (Documentation/cosched-run.rst); the results must still be right and
-# the glue see every call.
-K=20
-chain_ok() { # file.out file.err [tools]
-	awk -v k=$K -v tools="${3:-2}" '
-		$1 == "chain:" && $13 == 0 && $5 == k && $7 == k && $9 == k && $11 == k { prog++ }
-		$1 == "pmpi-counter:" && $5 == 1 && $7 == k && $9 == k && $11 == k && $13 == k { tool++ }
-		# "cosched-mpi: calls of rank R: NAME N NAME N ..."
-		$1 == "cosched-mpi:" && $2 == "calls" {
-			n = 0
-			for (i = 3; i < NF; i++)
-				if ($i ~ /^(Allreduce|Send|Recv|Barrier)$/ && $(i + 1) == k)
-					n++
-			if (n == 4)
-				glue++
-		}
-		END { printf "program %d, tool %d, glue %d of 2 ranks", prog, tool, glue
-			exit !(prog == 2 && tool + 0 == tools && glue == 2) }' "$1" "$2"
-}
-for m in mpich openmpi; do
-	[ -x "$T/launcher_chain.$m" ] || continue
-	CNT=$W/pmpi-counter-$m.so
-	job chain-$m "chain: " 2 env LD_PRELOAD="$CNT" "$RUN" -v -m $m -n 2 \
-		"$T/launcher_chain.$m" -i $K
-	r=$?
-	said=$(chain_ok "$W/chain-$m.out" "$W/chain-$m.err")
-	[ $r = 0 ] && [ -n "$said" ] && chain_ok "$W/chain-$m.out" "$W/chain-$m.err" >/dev/null
-	check $? "$m: the user's PMPI tool, then the glue (cosched-run's order): $said"
-	job chain2-$m "chain: " 2 env LD_PRELOAD="$G/libcosched-mpi-$m.so:$CNT" \
-		"$RUN" -N -v -m $m -n 2 "$T/launcher_chain.$m" -i $K
-	r=$?
-	said=$(chain_ok "$W/chain2-$m.out" "$W/chain2-$m.err" 0)
-	[ $r = 0 ] && chain_ok "$W/chain2-$m.out" "$W/chain2-$m.err" 0 >/dev/null
-	check $? "$m: the glue, then the PMPI tool (by hand; the tool cannot see the calls): $said"
-done
 
 tap_summary
 [ "$fail" = 0 ]

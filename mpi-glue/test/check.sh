@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make -C mpi-glue check: the host tests of the glue (host.sh: the
+# fallback without the module, the table's calls, Fortran; chain.sh: PMPI
+# tools beside the glue, LD_BIND_NOW), one summary line for both.
+cd "$(dirname "$0")" || exit 2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+passed=0
+failed=0
+for t in host.sh chain.sh; do
+	echo "# $t"
+	./$t | tee "$log"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+	[ -n "$line" ] || line="0 passed, 1 failed"
+	passed=$((passed + ${line%% *}))
+	f=${line#* passed, }
+	failed=$((failed + ${f%% *}))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
