@@ -7,7 +7,9 @@
  *
  * The ring's endpoint_id holds the owner's pid, so that a peer that died
  * without closing is seen (kill(pid, 0) fails with ESRCH) and its stale
- * ring is taken over by the next process of that rank.
+ * ring is taken over by the next process of that rank.  A ring is made
+ * under a private name and linked to its real one only when whole; a
+ * ring file that is not the user's own (mode 0600) is never used.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -24,6 +26,8 @@
 
 /* Data bytes of a ring: the module's default (ring_kb = 256). */
 #define SHM_RING_DATA	(256u * 1024u)
+/* Where glibc's shm_open() keeps its names. */
+#define SHM_DIR		"/dev/shm"
 
 static void shm_name(const struct cosched_ep *ep, uint32_t rank, char *buf,
 		     size_t len)
@@ -44,46 +48,63 @@ bool shm_ring_gone(const struct cosched_ep *ep, const struct ep_ring *r)
 }
 
 /*
- * Whether the owner has finished making its ring: between its shm_open()
- * and its last header store the file is short (touching it would raise
- * SIGBUS) or the header is still zero.
+ * Whether a ring file can be used: ours alone (another user could have
+ * made the name first, to read what we send or to make us fault), whole
+ * (a maker that died half-way leaves a short file or a zero header), and
+ * the size we make.  0, -EACCES (someone else's or not a ring), -ENOENT
+ * (not whole), or mmap()'s error.
  */
-static bool ring_ready(int fd)
+static int ring_check(int fd)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct cosched_ring *h;
 	struct stat st;
-	bool ready;
+	int err = 0;
 
-	if (fstat(fd, &st) || (size_t)st.st_size < page + SHM_RING_DATA)
-		return false;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid != geteuid() || (st.st_mode & 077))
+		return -EACCES;
+	if ((size_t)st.st_size < page + SHM_RING_DATA)
+		return -ENOENT;
 	h = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED)
-		return false;
-	ready = __atomic_load_n(&h->data_offset, __ATOMIC_ACQUIRE) != 0;
+		return -errno;
+	if (!__atomic_load_n(&h->data_offset, __ATOMIC_ACQUIRE))
+		err = -ENOENT;
+	else if (h->data_size != SHM_RING_DATA)
+		err = -EACCES;
 	munmap(h, page);
-	return ready;
+	return err;
 }
 
 /*
- * A ring left by a process that died: mark it lost, so that senders that
- * still map it get -EPIPE instead of writing into it, and take the name.
+ * A ring left by a process that died, or a file its maker never finished:
+ * mark it lost, so that senders that still map it get -EPIPE instead of
+ * writing into it, and take the name.
  */
 static int take_stale(const char *name)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct cosched_ring *h;
 	int fd = shm_open(name, O_RDWR, 0);
-	int err = -EEXIST;
+	int err;
 
 	if (fd < 0)
 		return -errno;
-	/* One being made right now is not stale: its maker is alive. */
-	h = !ring_ready(fd) ? MAP_FAILED :
+	err = ring_check(fd);
+	if (err == -ENOENT) {
+		close(fd);
+		return shm_unlink(name) ? -errno : 0;
+	}
+	h = err ? MAP_FAILED :
 	    mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
+	if (err)
+		return err;
 	if (h == MAP_FAILED)
-		return -EEXIST;
+		return -errno;
+	err = -EEXIST;
 	if ((h->flags & COSCHED_RING_CLOSED) || owner_dead(h)) {
 		__atomic_fetch_or(&h->flags, COSCHED_RING_LOST,
 				  __ATOMIC_RELEASE);
@@ -93,45 +114,72 @@ static int take_stale(const char *name)
 	return err;
 }
 
-static int shm_ring_create(struct cosched_ep *ep)
+/* What the module would have written into a new ring's header. */
+static int ring_fill(int fd, const struct cosched_ep *ep)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct cosched_ring *h;
-	char name[64];
-	int fd, err, tries;
 
-	shm_name(ep, ep->rank, name, sizeof(name));
+	if (ftruncate(fd, (off_t)(page + SHM_RING_DATA)))
+		return -errno;
+	h = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		return -errno;
+	h->data_size = SHM_RING_DATA;
+	h->rank = ep->rank;
+	h->endpoint_id = (uint64_t)getpid();
+	h->data_offset = (uint32_t)page;
+	munmap(h, page);
+	return 0;
+}
+
+/*
+ * Give the whole ring its name: link() into glibc's shm_open() directory
+ * either publishes it complete or fails with EEXIST, so no peer ever maps
+ * a ring being made.  A stale one under the name is taken over, once.
+ */
+static int ring_publish(const char *tmp, const char *name)
+{
+	char from[128], to[128];
+	int err, tries;
+
+	snprintf(from, sizeof(from), SHM_DIR "%s", tmp);
+	snprintf(to, sizeof(to), SHM_DIR "%s", name);
 	for (tries = 0;; tries++) {
-		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-		if (fd >= 0 || errno != EEXIST || tries)
-			break;
+		if (!link(from, to))
+			return 0;
+		if (errno != EEXIST || tries)
+			return -errno;
 		err = take_stale(name);
 		if (err)
 			return err;
 	}
+}
+
+static int shm_ring_create(struct cosched_ep *ep)
+{
+	static unsigned int made;
+	char name[64], tmp[96];
+	int fd, err;
+
+	shm_name(ep, ep->rank, name, sizeof(name));
+	/* Private until whole: this process's own name, never a peer's. */
+	snprintf(tmp, sizeof(tmp), "%s.new-%d-%u", name, (int)getpid(),
+		 __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED));
+	shm_unlink(tmp);	/* left by a dead process that had our pid */
+	fd = shm_open(tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		return -errno;
-	err = ftruncate(fd, (off_t)(page + SHM_RING_DATA)) ? -errno : 0;
-	h = err ? MAP_FAILED : mmap(NULL, page, PROT_READ | PROT_WRITE,
-				    MAP_SHARED, fd, 0);
-	if (!err && h == MAP_FAILED)
-		err = -errno;
+	err = ring_fill(fd, ep);
+	if (!err)
+		err = ring_publish(tmp, name);
+	shm_unlink(tmp);
 	if (!err) {
-		/*
-		 * What the module would have written.  data_offset goes last,
-		 * with release: a peer that sees it sees the rest.
-		 */
-		h->data_size = SHM_RING_DATA;
-		h->rank = ep->rank;
-		h->endpoint_id = (uint64_t)getpid();
-		__atomic_store_n(&h->data_offset, (uint32_t)page,
-				 __ATOMIC_RELEASE);
-		munmap(h, page);
 		err = ep_ring_map(fd, 0, &ep->own);
+		if (err)
+			shm_unlink(name);
 	}
 	close(fd);
-	if (err)
-		shm_unlink(name);
 	return err;
 }
 
@@ -159,8 +207,9 @@ int shm_ring_map(struct cosched_ep *ep, uint32_t rank, struct ep_ring *r)
 	fd = shm_open(name, O_RDWR, 0);
 	if (fd < 0)
 		return -errno;
-	/* Half made: to the sender, not there yet. */
-	err = ring_ready(fd) ? ep_ring_map(fd, 0, r) : -ENOENT;
+	err = ring_check(fd);
+	if (!err)
+		err = ep_ring_map(fd, 0, r);
 	close(fd);
 	return err;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -172,38 +173,96 @@ static void test_says_once(void)
 	check(n == 1, "without the module it says so once (%d times)", n);
 }
 
+static void ring_name(char *buf, size_t len, uid_t uid, uint64_t job,
+		      uint32_t rank)
+{
+	snprintf(buf, len, "/cosched-%u-%llu-%u", (unsigned int)uid,
+		 (unsigned long long)job, rank);
+}
+
 /*
- * A ring its maker has created but not yet filled in (a peer that is
- * starting right now): senders see "not there yet" and may retry, instead
- * of SIGBUS on the empty file or -EPROTO on the zero header; a second
- * process for that rank is refused instead of crashing.
+ * A ring file its maker never finished (it died between creating and
+ * filling it in; today's library never shows one under the real name):
+ * senders see "not there yet" instead of SIGBUS on the empty file or
+ * -EPROTO on the zero header, and the rank's next process takes the name
+ * over instead of being refused for ever.
  */
 static void test_half_made(void)
 {
 	uint64_t job = job_base + 4;
 	struct cosched_ep *ep, *other;
-	char name[64];
+	char name[64], tmp[128];
 	int fd;
 
-	snprintf(name, sizeof(name), "/cosched-%u-%llu-1",
-		 (unsigned int)geteuid(), (unsigned long long)job);
+	ring_name(name, sizeof(name), geteuid(), job, 1);
 	fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-	check(fd >= 0, "a rank-1 ring its maker has only just created");
+	check(fd >= 0, "a rank-1 ring file its maker left empty");
 	check(cosched_open(&ep, job, 0, 2, 0) == 0, "open rank 0 beside it");
 	check(cosched_send(ep, 1, "x", 1) == -ENOENT,
 	      "an empty ring file: -ENOENT, not SIGBUS");
-	check(cosched_open(&other, job, 1, 2, 0) == -EEXIST,
-	      "rank 1 while its ring is being made: -EEXIST, not SIGBUS");
 	check(ftruncate(fd, 1 << 20) == 0, "sized, header still zero");
 	check(cosched_send(ep, 1, "x", 1) == -ENOENT,
 	      "a zero header: -ENOENT, not -EPROTO");
 	close(fd);
-	shm_unlink(name);
-	check(cosched_open(&other, job, 1, 2, 0) == 0 &&
-	      cosched_send(ep, 1, "x", 1) == 0,
-	      "once made for real, the send goes through");
+	check(cosched_open(&other, job, 1, 2, 0) == 0,
+	      "the rank's next process takes the unfinished file over");
+	check(cosched_send(ep, 1, "x", 1) == 0, "and the send goes through");
+	snprintf(tmp, sizeof(tmp), "/dev/shm%s.new-%d-0", name, (int)getpid());
+	check(access(tmp, F_OK) && errno == ENOENT,
+	      "no private name is left behind");
 	cosched_close(other);
 	cosched_close(ep);
+}
+
+/*
+ * Another user makes the names of our job's rings first (/dev/shm is
+ * everyone's): we neither send into its file, which it could read, nor
+ * take it for ours.  Needs root, to be that other user.
+ */
+static void test_squatter(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t job = job_base + 5;
+	struct cosched_ring *h;
+	struct cosched_ep *ep;
+	char name0[64], name1[64];
+	int status, fd;
+	pid_t pid;
+
+	if (geteuid()) {
+		check(true, "# SKIP another user's ring files: not root");
+		return;
+	}
+	ring_name(name0, sizeof(name0), geteuid(), job, 0);
+	ring_name(name1, sizeof(name1), geteuid(), job, 1);
+	pid = fork();
+	if (!pid) {
+		/* uid 65534 makes rank 1 look like a live, whole ring. */
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(2);
+		fd = shm_open(name1, O_RDWR | O_CREAT | O_EXCL, 0666);
+		if (fd < 0 || fchmod(fd, 0666) ||
+		    ftruncate(fd, (off_t)(page + 256 * 1024)))
+			_exit(3);
+		h = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (h == MAP_FAILED)
+			_exit(4);
+		h->data_size = 256 * 1024;
+		h->endpoint_id = (uint64_t)getppid();
+		h->data_offset = (uint32_t)page;
+		_exit(0);
+	}
+	check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "uid 65534 makes our rank 1's ring name");
+	check(cosched_open(&ep, job, 0, 2, 0) == 0, "open rank 0");
+	check(cosched_send(ep, 1, "secret", 6) == -EACCES,
+	      "a send to a ring another user made: -EACCES, nothing written");
+	cosched_close(ep);
+	check(cosched_open(&ep, job, 1, 2, 0) == -EACCES,
+	      "opening the rank it squats: -EACCES, its file left alone");
+	shm_unlink(name1);
+	shm_unlink(name0);
 }
 
 int main(void)
@@ -222,6 +281,7 @@ int main(void)
 	test_killed_peer();
 	test_rank_taken();
 	test_half_made();
+	test_squatter();
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }
