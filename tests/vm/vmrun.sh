@@ -31,8 +31,9 @@ CACHE="${COSCHED_CACHE:-${HOME:-/root}/.cache/cosched}"
 
 # Kernel log lines that make a run fail even when CMD succeeded.
 DMESG_BAD='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN'
-# ... except kmemleak's greetings at boot on a debug kernel (debug-kernel.sh).
-DMESG_OK='kmemleak: (Kernel memory leak detector initialized|Automatic memory scanning thread started)'
+# ... except kmemleak's greetings at boot on a debug kernel (debug-kernel.sh)
+# and its goodbye when debug-guest.sh turns the background scan off.
+DMESG_OK='kmemleak: (Kernel memory leak detector initialized|Automatic memory scanning thread (started|ended))'
 # What the guest init needs to mount the host root; modprobe resolves the
 # rest (virtio_ring, netfs, fscache, ...) from modules.dep, and whatever is
 # built into a kernel is simply skipped.
