@@ -4,9 +4,10 @@
 # the glue's calls counters, COSCHED_MPI_VERBOSE, say what it saw), for
 # each MPI built (Documentation/cosched-run.rst, "Other PMPI tools"):
 #  - a PMPI tool (test/pmpi/counter.c) above the glue (cosched-run's
-#    order), below it (preloaded after it, by hand) and linked to the
-#    program: in each, the program's results are right, and the tool and
-#    the glue each count exactly the program's calls;
+#    order), below it (preloaded after it, by hand), linked to the
+#    program and built into it: in each, the program's results are
+#    right, and the tool and the glue each count exactly the program's
+#    calls;
 #  - the MPI's own calls of PMPI_ names (ROMIO's, inside MPI-IO) go past
 #    the glue: it counts none of them ("mpi-internal" says it saw some);
 #  - a Fortran program: the tool sees the same calls with the glue as
@@ -31,7 +32,7 @@ job() { # name mark args...
 	name=$1
 	mark=$2
 	shift 2
-	timeout -k 5 90 "$@" >"$W/$name.out" 2>"$W/$name.err"
+	timeout -k 5 60 "$@" >"$W/$name.out" 2>"$W/$name.err"
 	rc=$?
 	n=2
 	[ "$mark" = "chain: " ] || n=1
@@ -45,53 +46,17 @@ job() { # name mark args...
 # counts NAME TOOLS: each rank's program, tool (TOOLS: 1 there is one,
 # 0 it saw nothing) and glue counted the same calls; the glue no others.
 counts() {
-	awk -v tools="$2" '
-		$1 == "chain:" {
-			r = $3
-			want[r] = $5 " " $7 " " $9 " " $11 " " $13
-			prog += $17 == 0
-		}
-		$1 == "pmpi-counter:" && $5 == 1 {
-			tool[$3] = $7 " " $9 " " $11 " " $13 " " $15
-		}
-		$1 == "cosched-mpi:" && $2 == "calls" {
-			r = $5 + 0
-			split("Allreduce Send Recv Barrier Wait", name)
-			for (i = 1; i <= 5; i++)
-				c[name[i]] = 0
-			other[r] = ""
-			for (i = 6; i < NF; i += 2)
-				if ($i in c)
-					c[$i] = $(i + 1)
-				else if ($i == "mpi-internal")
-					internal += $(i + 1)
-				else
-					other[r] = other[r] " " $i
-			glue[r] = c["Allreduce"] " " c["Send"] " " c["Recv"] " " c["Barrier"] " " c["Wait"]
-		}
-		END {
-			for (r in want) {
-				n++
-				z += !(r in tool)
-				t += tool[r] == want[r]
-				g += glue[r] == want[r] && other[r] == ""
-			}
-			printf "program %d, tool %d, glue %d of %d ranks, mpi-internal %d", prog, t, g, n, internal + 0
-			exit !(n == 2 && prog == n && g == n &&
-			       (tools ? t == n : z == n))
-		}' "$W/$1.out" "$W/$1.err"
+	awk -v tools="$2" -f mpi-glue/test/chain-counts.awk "$W/$1.out" "$W/$1.err"
 }
 
 cc -O2 -Wall -Werror -o "$W/dlmain" mpi-glue/test/pmpi/dlmain.c -ldl
 for m in mpich openmpi; do
 	[ -x "$T/launcher_chain.$m" ] || { echo "# $m not built: skipped"; continue; }
 	GLUE=$G/libcosched-mpi-$m.so
-	mpicc.$m -O2 -Wall -Werror -shared -fPIC -o "$W/libpmpicounter-$m.so" \
-		mpi-glue/test/pmpi/counter.c
-	CNT=$W/libpmpicounter-$m.so
+	CNT=$T/libpmpicounter-$m.so
 	# the tool linked to the program, as "mpicc app.c -lmpiP" does
 	mpicc.$m -O2 -Wall -Werror -o "$W/linked.$m" mpi-glue/test/launcher_chain.c \
-		-L"$W" -lpmpicounter-$m -Wl,-rpath,"$W"
+		-L"$T" -lpmpicounter-$m -Wl,-rpath,"$T"
 
 	job above-$m "chain: " env LD_PRELOAD="$CNT" "$RUN" -v -m $m -n 2 \
 		"$T/launcher_chain.$m" -i $K
@@ -104,6 +69,13 @@ for m in mpich openmpi; do
 	job linked-$m "chain: " "$RUN" -v -m $m -n 2 "$W/linked.$m" -i $K
 	check $? "$m: tool linked to the program: runs" &&
 		{ said=$(counts linked-$m 1); check $? "$m: tool linked to the program: $said"; }
+	# the tool's objects in the program itself: its MPI_X before any
+	# preload, its PMPI_X calls to the glue
+	mpicc.$m -O2 -Wall -Werror -o "$W/inprog.$m" mpi-glue/test/launcher_chain.c \
+		mpi-glue/test/pmpi/counter.c
+	job inprog-$m "chain: " "$RUN" -v -m $m -n 2 "$W/inprog.$m" -i $K
+	check $? "$m: tool built into the program: runs" &&
+		{ said=$(counts inprog-$m 1); check $? "$m: tool built into the program: $said"; }
 
 	# An MPI program dlopen()ed (RTLD_LOCAL) by one without MPI, as
 	# mpi4py is by python3: cosched-run -P.
@@ -166,14 +138,17 @@ done
 # and preloads no glue; forced (-P), the glue stays idle (its MPI_Init
 # never runs: no calls line) and the results are right.
 if [ -x "$T/launcher_chain.mpich" ] && [ -f "$(mpicc.mpich -print-file-name=libmpich.a)" ]; then
+	deps=$(pkg-config --libs ucx hwloc 2>/dev/null || echo -lucp -lucs -luct -lhwloc)
+	# shellcheck disable=SC2086 # deps: words
 	mpicc.mpich -O2 -o "$W/static.mpich" mpi-glue/test/launcher_chain.c \
-		-Wl,-Bstatic -lmpich -Wl,-Bdynamic $(pkg-config --libs ucx hwloc 2>/dev/null || echo -lucp -lucs -luct -lhwloc) -lm -pthread
+		-Wl,-Bstatic -lmpich -Wl,-Bdynamic $deps -lm -pthread
 	! ldd "$W/static.mpich" | grep -q libmpich
 	check $? "mpich: a program with a static MPI links no libmpich.so"
 	job static-mpich "chain: " "$RUN" -P -v -m mpich -n 2 "$W/static.mpich" -i 2
 	[ $? = 0 ] && [ "$(grep -c '^chain: .* failed 0$' "$W/static-mpich.out")" = 2 ] &&
-		! grep -q '^cosched-mpi: calls' "$W/static-mpich.err"
-	check $? "mpich: static MPI, glue forced in (-P): idle, results right"
+		! grep -q '^cosched-mpi: calls' "$W/static-mpich.err" &&
+		[ "$(grep -c 'MPI linked in statically: the glue cannot' "$W/static-mpich.err")" = 1 ]
+	check $? "mpich: static MPI, glue forced in (-P): idle, results right, cosched-run says so once"
 fi
 tap_summary
 [ "$fail" = 0 ]

@@ -9,7 +9,8 @@
 # spin-yield policies must really have blocked or yielded.  Then 4
 # ranks, MPI_THREAD_MULTIPLE, the mixed cases (collectives with one rank
 # unlike the other: COSCHED_MPI=0, no /dev/cosched, the collectives from
-# a second thread; MPI_Sendrecv_replace's corner cases), MPI_Abort and a
+# a second thread; MPI_Sendrecv_replace's corner cases; a PMPI tool above
+# and below the glue), MPI_Abort and a
 # rank killed during a wait (the job ends, the module's endpoint and job
 # counters return to zero) and a run with the module unloaded (one
 # warning for the job, the same results).
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 RUN=$ROOT/mpi-glue/cosched-run
 T=$ROOT/build/mpi-glue/test
+GLUEDIR=${COSCHED_MPI_GLUE_DIR:-$ROOT/build/mpi-glue}
 SYS=/sys/kernel/cosched
 KO=${COSCHED_KO:-$ROOT/build/$(uname -r)/cosched.ko}
 POLICIES="local sb sy dcs dcs-sb pb-sy"
@@ -67,6 +69,7 @@ tail_mark() {
 	*threads*) echo "threads: " ;;
 	*mixed*) echo "mixed: " ;;
 	*replace*) echo "replace: " ;;
+	*chain*) echo "chain: " ;;
 	*) echo "NO MARK" ;;
 	esac
 }
@@ -125,6 +128,29 @@ mixed_cases() { # mpi
 		! grep -q 'plain MPI way' "$W/$n.err"
 	check $? "$m sb: collectives from a second thread in rank 0: $(head -1 "$W/$n.out")" ||
 		tail -3 "$W/$n.err" | sed 's/^/# /'
+	# A PMPI tool above the glue (cosched-run's order) and below it
+	# (preloaded after it): the tool and the glue count the program's
+	# calls, and the glue's waits still go through the module.
+	for order in above below; do
+		n=chain-$order-$m
+		(
+			if [ $order = above ]; then
+				export LD_PRELOAD="$T/libpmpicounter-$m.so"
+				set --
+			else
+				export LD_PRELOAD="$GLUEDIR/libcosched-mpi-$m.so:$T/libpmpicounter-$m.so"
+				set -- -N
+			fi
+			job $n "$@" -v -m $m -n 2 "$T/launcher_chain.$m" -i 20
+		)
+		said=$(awk -v tools=1 -f "$ROOT/mpi-glue/test/chain-counts.awk" "$W/$n.out" "$W/$n.err")
+		[ $? = 0 ] && [ "$(cat "$W/$n.rc")" = 0 ] && ! grep -q 'plain MPI way' "$W/$n.err" &&
+			[ "$(ranks_reporting "$W/$n.err")" = 2 ] &&
+			[ "$(field_min "$W/$n.err" cosched_waits)" -gt 0 ] &&
+			[ "$(field_sum "$W/$n.err" blocks)" -gt 0 ]
+		check $? "$m sb: a PMPI tool $order the glue: $said; cosched_waits $(field_min "$W/$n.err" cosched_waits)+ per rank, $(field_sum "$W/$n.err" blocks) blocks" ||
+			tail -3 "$W/$n.err" | sed 's/^/# /'
+	done
 	job replace-$m -m $m -n 2 "$T/replace.$m"
 	[ "$(cat "$W/replace-$m.rc")" = 0 ] && grep -q '^replace: 0 failed' "$W/replace-$m.out"
 	check $? "$m sb: MPI_Sendrecv_replace as the standard has it: $(tail -1 "$W/replace-$m.out")" ||

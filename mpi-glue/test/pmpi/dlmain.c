@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-	int (*chain_main)(int, char **);
+	int (*chain_main)(int argc, char **argv);
 	void *h;
 
 	if (argc < 2) {
