@@ -106,9 +106,9 @@ void cosched_ep_publish_tunable(enum cosched_tunable_id id, unsigned int val)
 /**
  * cosched_ep_visit_from_rcu() - call @fn on listed endpoints, from a slot on
  * @start: the slot to begin at; the walk goes on from slot 0 up to @start
- * @fn: the visitor, which returns false to stop the walk; it must not
- *	sleep, and may keep an endpoint until the caller's rcu_read_unlock()
- *	(a reference keeps it longer)
+ * @fn: the visitor, which returns false to stop the walk after the
+ *	endpoint it was given; it must not sleep, and may keep an endpoint
+ *	until the caller's rcu_read_unlock() (a reference keeps it longer)
  * @arg: passed to @fn
  *
  * The caller holds rcu_read_lock(); endpoints created or destroyed
@@ -139,6 +139,18 @@ u32 cosched_ep_visit_from_rcu(u32 start, cosched_ep_visit_t fn, void *arg)
 		last = start - 1;
 		xas_set(&xas, 0);
 	}
+}
+
+/**
+ * cosched_ep_exit() - at unload: the table of all endpoints is empty
+ *
+ * Every open file pins the module, so no endpoint is left; an XArray
+ * keeps no memory once empty, but one that is not would leak.
+ */
+void cosched_ep_exit(void)
+{
+	WARN_ON(!xa_empty(&cosched_endpoints));
+	xa_destroy(&cosched_endpoints);
 }
 
 /* Live endpoints, for stats/endpoints. */
@@ -369,8 +381,9 @@ struct cosched_ep *cosched_ep_create(u64 job_id, u32 rank,
 	cosched_user_list_ep(ep);
 	hash_add_rcu(cosched_ep_keys, &ep->key_node,
 		     cosched_key_hash(owner, job_id, rank));
-	/* Into the reserved slot: allocates nothing, cannot fail. */
-	xa_store(&cosched_endpoints, ep->slot, ep, GFP_KERNEL_ACCOUNT);
+	/* Into the reserved slot: its nodes exist, nothing is allocated. */
+	WARN_ON_ONCE(xa_is_err(xa_store(&cosched_endpoints, ep->slot, ep,
+					GFP_KERNEL_ACCOUNT)));
 	atomic_inc(&cosched_nr_live);
 	mutex_unlock(&cosched_ep_table_mutex);
 	return ep;

@@ -105,6 +105,7 @@ static inline void cosched_ep_get(struct cosched_ep *ep)
 typedef bool (*cosched_ep_visit_t)(struct cosched_ep *ep, void *arg);
 u32 cosched_ep_visit_from_rcu(u32 start, cosched_ep_visit_t fn, void *arg);
 void cosched_ep_publish_tunable(enum cosched_tunable_id id, unsigned int val);
+void cosched_ep_exit(void);
 int cosched_nr_endpoints(void);
 const struct cosched_counters *cosched_global_counters(void);
 

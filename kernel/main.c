@@ -16,6 +16,7 @@
 #include "boost.h"
 #include "budget.h"
 #include "dev.h"
+#include "endpoint.h"
 #include "hooks.h"
 #include "pb.h"
 #include "sysfs.h"
@@ -93,6 +94,7 @@ static void __exit cosched_exit(void)
 	 * just died, then for the frees (an endpoint's queues its record's).
 	 */
 	cosched_task_exit();
+	cosched_ep_exit();
 	rcu_barrier();
 	rcu_barrier();
 	cosched_workers_exit();

@@ -60,36 +60,32 @@ static bool cosched_ep_blocked(struct cosched_ep *ep)
 	return atomic_read(&ep->nr_waiters) || READ_ONCE(ep->task->woken);
 }
 
-/* Sort key: lower wins; ties keep the endpoint met first. */
+/*
+ * Sort key: lower wins.  Round robin is the distance from the slot last
+ * boosted, going round: the first one after it wins wherever the walk
+ * began, so a walk that resumes mid-table starves nobody.
+ */
 static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
 			   u32 cursor)
 {
-	u64 after_cursor = ep->slot > cursor ? 0 : 1;
+	u64 distance = (u32)(ep->slot - cursor - 1);
 
 	switch (pick) {
 	case COSCHED_PB_NEWEST:
 		return U64_MAX - cosched_last_arrival(ep);
 	case COSCHED_PB_PREFER_BLOCKED:
-		return (cosched_ep_blocked(ep) ? 0 : 2) + after_cursor;
+		return (cosched_ep_blocked(ep) ? 0 : 1ull << 32) + distance;
 	default:
-		return after_cursor;
+		return distance;
 	}
 }
 
-/*
- * One endpoint's turn in the examination: is it its CPU's best so far?
- * Return: false when the examination's time is up.
- */
-static bool cosched_pb_consider(struct cosched_ep *ep, void *arg)
+/* One endpoint's turn in the examination: is it its CPU's best so far? */
+static void cosched_pb_consider(struct cosched_ep *ep,
+				const struct cosched_policy_desc *pol)
 {
-	struct cosched_pb_scan *scan = arg;
-	const struct cosched_policy_desc *pol = scan->pol;
 	struct cosched_ep *best;
 	unsigned int cpu;
-
-	if (++scan->seen % COSCHED_PB_CLOCK_EVERY == 0 &&
-	    ktime_get_ns() > scan->deadline_ns)
-		return false;
 
 	/* pbt's order: when the kernel first saw the ring pending. */
 	if (!cosched_ring_pending(ep))
@@ -97,14 +93,26 @@ static bool cosched_pb_consider(struct cosched_ep *ep, void *arg)
 	else if (!ep->ring_seen_ns)
 		WRITE_ONCE(ep->ring_seen_ns, ktime_get_ns());
 	if (READ_ONCE(ep->dead) || !cosched_pending(ep))
-		return true;
+		return;
 	cpu = cosched_task_cpu(ep->task);
 	best = cosched_pb_pick[cpu];
 	if (!best ||
 	    cosched_pb_rank(pol->pb_pick, ep, cosched_pb_cursor[cpu]) <
 	    cosched_pb_rank(pol->pb_pick, best, cosched_pb_cursor[cpu]))
 		cosched_pb_pick[cpu] = ep;
-	return true;
+}
+
+/*
+ * The walk's visitor: consider @ep, then say whether there is time for
+ * another.  The walk resumes after the last endpoint considered.
+ */
+static bool cosched_pb_visit(struct cosched_ep *ep, void *arg)
+{
+	struct cosched_pb_scan *scan = arg;
+
+	cosched_pb_consider(ep, scan->pol);
+	return ++scan->seen % COSCHED_PB_CLOCK_EVERY ||
+	       ktime_get_ns() <= scan->deadline_ns;
 }
 
 static void cosched_pb_examine(struct kthread_work *work)
@@ -120,8 +128,7 @@ static void cosched_pb_examine(struct kthread_work *work)
 
 	rcu_read_lock();
 	cosched_pb_resume = cosched_ep_visit_from_rcu(cosched_pb_resume,
-						      cosched_pb_consider,
-						      &scan);
+						      cosched_pb_visit, &scan);
 	for_each_possible_cpu(cpu) {
 		ep = cosched_pb_pick[cpu];
 		if (!ep)

@@ -13,6 +13,8 @@
  *    still takes a small share of a CPU, and a pending endpoint made
  *    after all of them is still boosted: each examination goes on where
  *    the last one stopped.
+ *  - turns: after examinations that stopped half-way (so the walk starts
+ *    mid-table), two pending endpoints on one CPU still take turns.
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -321,11 +323,32 @@ static pid_t worker_pid(void)
 	return pid;
 }
 
+/* MANY idle endpoints of jobs from @job on, in @fds; how many were made. */
+static int idle_open(int *fds, u64 job)
+{
+	struct rlimit nofile = { MANY + 64, MANY + 64 };
+	int i, made = 0;
+
+	if (setrlimit(RLIMIT_NOFILE, &nofile))
+		return 0;
+	for (i = 0; i < MANY; i++) {
+		fds[i] = dev_open();
+		made += !ep_create_fd(fds[i], job + i / COSCHED_MAX_RANKS,
+				      i % COSCHED_MAX_RANKS, NULL);
+	}
+	return made;
+}
+
+static void idle_close(int *fds)
+{
+	for (int i = 0; i < MANY; i++)
+		close(fds[i]);
+}
+
 static void test_many_endpoints(void)
 {
 	const u64 run_ms = 3000, job = JOB + 5;
 	struct rcv *r = shared_alloc(sizeof(*r));
-	struct rlimit nofile = { MANY + 64, MANY + 64 };
 	struct cosched_stats s0, s1;
 	static int fds[MANY];
 	pid_t worker = worker_pid(), hog, rp;
@@ -333,19 +356,15 @@ static void test_many_endpoints(void)
 	u64 ring_kb = sysfs_u64("ring_kb");
 	double steal, pct;
 	u64 t0, t1;
-	int fd, i, made = 0;
+	int fd, made;
 
-	if (!worker || setrlimit(RLIMIT_NOFILE, &nofile)) {
-		okf(0, "many: the worker kthread and enough files", "%d files", MANY + 64);
+	if (!worker) {
+		ok(0, "many: the module's worker kthread is there");
 		return;
 	}
 	sysfs_set_u64("user_max_endpoints", MANY + 16);
 	sysfs_set_u64("ring_kb", 4);
-	for (i = 0; i < MANY; i++) {
-		fds[i] = dev_open();
-		made += !ep_create_fd(fds[i], job + 1 + i / COSCHED_MAX_RANKS,
-				      i % COSCHED_MAX_RANKS, NULL);
-	}
+	made = idle_open(fds, job + 1);
 	expect_eq(made, MANY, "many: the idle endpoints made");
 	policy_set("pb");
 	sysfs_set_u64("pb_period_us", 10000);
@@ -363,8 +382,7 @@ static void test_many_endpoints(void)
 	stop_receiver(r, rp);
 	hog_stop(hog);
 	close(fd);
-	for (i = 0; i < MANY; i++)
-		close(fds[i]);
+	idle_close(fds);
 	sysfs_set_u64("ring_kb", ring_kb);
 	sysfs_set_u64("user_max_endpoints", max_eps);
 
@@ -383,6 +401,53 @@ static void test_many_endpoints(void)
 		    "%.1f%% >= %d%%", pct, WORKER_MAX_PCT);
 }
 
+static void test_turns_after_partial_walks(void)
+{
+	const u64 job = JOB + 6000;
+	struct rcv *a = shared_alloc(sizeof(*a)), *b = shared_alloc(sizeof(*b));
+	u64 max_eps = sysfs_u64("user_max_endpoints");
+	u64 ring_kb = sysfs_u64("ring_kb");
+	struct cosched_stats sa0, sb0, sa1, sb1;
+	int fa = dev_open(), fb = dev_open();
+	static int fds[MANY];
+	pid_t hog, pa, pbid;
+
+	sysfs_set_u64("user_max_endpoints", MANY + 16);
+	sysfs_set_u64("ring_kb", 4);
+	/* a's slot below the idle ones, b's above, the walk's start between. */
+	pa = start_receiver(a, fa, job, 0, false);
+	expect_eq(idle_open(fds, job + 1), MANY, "turns: the idle endpoints made");
+	policy_set("pb");
+	sysfs_set_u64("pb_period_us", 1000);	/* 31 us each: all stop half-way */
+	sleep_ns(200000000);
+	policy_set("local");
+	idle_close(fds);
+	pbid = start_receiver(b, fb, job + 1, 0, false);
+	hog = hog_start(0);
+	doorbell(fa, job, 0, 1);
+	doorbell(fa, job + 1, 0, 1);
+	ep_stats(fa, &sa0);
+	ep_stats(fb, &sb0);
+	sysfs_set_u64("pb_period_us", 10000);
+	policy_set("pb");
+	sleep_ns(1000000000);
+	policy_set("local");
+	ep_stats(fa, &sa1);
+	ep_stats(fb, &sb1);
+	stop_receiver(a, pa);
+	stop_receiver(b, pbid);
+	hog_stop(hog);
+	close(fa);
+	close(fb);
+	sysfs_set_u64("ring_kb", ring_kb);
+	sysfs_set_u64("user_max_endpoints", max_eps);
+	t_diag("turns: in 1 s the older endpoint was boosted %llu times, the newer %llu",
+	       (unsigned long long)(sa1.boosts - sa0.boosts),
+	       (unsigned long long)(sb1.boosts - sb0.boosts));
+	ok(sa1.boosts > sa0.boosts && sb1.boosts > sb0.boosts,
+	   "turns: both pending endpoints of the CPU are boosted");
+}
+
 int main(void)
 {
 	if (nr_cpus() < 2)
@@ -392,6 +457,7 @@ int main(void)
 	test_pbt_newest_first();
 	test_budget();
 	test_many_endpoints();
+	test_turns_after_partial_walks();
 	policy_set("local");
 	sysfs_set_u64("pb_period_us", 10000);
 	return t_done();

@@ -48,7 +48,7 @@ spec() {
 	hammer-sb)	echo "90 $BIN/hammer -n $HAMMER_N -t 40 -p dcs-sb" ;;
 	latency)	echo "300 $ROOT/tests/guest/latency.sh $LATENCY_N" ;;
 	yield)		echo "90 $BIN/yield" ;;
-	pb)		echo "90 $BIN/pb" ;;
+	pb)		echo "240 $BIN/pb" ;;
 	budget)		echo "120 $BIN/budget" ;;
 	budget-flood)	echo "90 $BIN/budget flood" ;;
 	lifecycle)	echo "90 $BIN/lifecycle" ;;
