@@ -225,7 +225,11 @@ void cpu_plan(struct world *w, struct cpu *c)
 	start = w->now > c->ovh_until ? w->now : c->ovh_until;
 	if (start < c->stall_until)
 		start = c->stall_until;
-	if (t->work > 0) {
+	if (t->work > 0 || !t->waiting) {
+		/*
+		 * work 0 and not waiting: another event at the very time its
+		 * work ended got here first; the task must still go on.
+		 */
 		evq_push(&w->q, start + t->work, EV_CPU, c->id, 0, c->plan_gen);
 	} else if (t->waiting && w->pol->wait == W_YIELD && c->nrq > 1) {
 		if (t->yield_next > start)
