@@ -261,9 +261,8 @@ chardev:shell"
 		i=${node_of[$who]}
 		rc_of[$i]=$rc
 		left=$((left - 1))
-		PIDS=("${PIDS[@]/$who/}")
 		local p alive=()
-		for p in "${PIDS[@]}"; do [[ -n "$p" ]] && alive+=("$p"); done
+		for p in "${PIDS[@]}"; do ((p == who)) || alive+=("$p"); done
 		PIDS=("${alive[@]}")
 		if ((i == 0)); then
 			for ((p = 1; p < NODES; p++)); do touch "$OUTDIR/node$p/stop"; done

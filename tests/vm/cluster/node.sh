@@ -53,11 +53,21 @@ stage1() {
 	for d in /proc /sys /dev /tmp /run /var/tmp; do
 		mount --rbind "$d" "$M/root$d" || die "bind $d"
 	done
+	# The host's build/source links to the kernel headers (installed by
+	# kernels.sh), which DKMS needs to compile; the image has none.
+	local links=()
+	for d in build source; do
+		[ -L "$M/root/lib/modules/$rel/$d" ] &&
+			links+=("$d" "$(readlink "$M/root/lib/modules/$rel/$d")")
+	done
 	mount -t tmpfs -o mode=755 tmpfs "$M/root/lib/modules"
 	mkdir -p "$M/root/lib/modules/$rel"
 	mount -t overlay overlay \
 		-o "lowerdir=/lib/modules/$rel,upperdir=$M/kup,workdir=$M/kwork" \
 		"$M/root/lib/modules/$rel" || die "overlay on /lib/modules/$rel"
+	for ((d = 0; d < ${#links[@]}; d += 2)); do
+		ln -sfn "${links[d + 1]}" "$M/root/lib/modules/$rel/${links[d]}"
+	done
 
 	{
 		echo "127.0.0.1 localhost"
