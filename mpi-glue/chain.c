@@ -16,9 +16,9 @@
  *    and Open MPI's ROMIO, Open MPI's intercommunicator code): those
  *    calls go straight to the MPI, as they would without the glue.
  *
- * Getting glue_from_mpi() wrong either way only decides whether the
- * glue's waiting applies to a call: the glue keeps MPI's semantics for
- * any caller.
+ * Getting glue_from_mpi() wrong either way (a tail call to PMPI_X shows
+ * its caller's caller) only decides whether the glue's waiting applies
+ * to a call: the glue keeps MPI's semantics for any caller.
  */
 #define _GNU_SOURCE
 #include "glue.h"
