@@ -130,7 +130,8 @@ mixed_cases() { # mpi
 		tail -3 "$W/$n.err" | sed 's/^/# /'
 	# A PMPI tool above the glue (cosched-run's order) and below it
 	# (preloaded after it): the tool and the glue count the program's
-	# calls, and the glue's waits still go through the module.
+	# calls, and the glue's waits still go through the module (how many
+	# of them block depends on timing: printed, not asserted).
 	for order in above below; do
 		n=chain-$order-$m
 		(
@@ -146,8 +147,7 @@ mixed_cases() { # mpi
 		said=$(awk -v tools=1 -f "$ROOT/mpi-glue/test/chain-counts.awk" "$W/$n.out" "$W/$n.err")
 		[ $? = 0 ] && [ "$(cat "$W/$n.rc")" = 0 ] && ! grep -q 'plain MPI way' "$W/$n.err" &&
 			[ "$(ranks_reporting "$W/$n.err")" = 2 ] &&
-			[ "$(field_min "$W/$n.err" cosched_waits)" -gt 0 ] &&
-			[ "$(field_sum "$W/$n.err" blocks)" -gt 0 ]
+			[ "$(field_min "$W/$n.err" cosched_waits)" -gt 0 ]
 		check $? "$m sb: a PMPI tool $order the glue: $said; cosched_waits $(field_min "$W/$n.err" cosched_waits)+ per rank, $(field_sum "$W/$n.err" blocks) blocks" ||
 			tail -3 "$W/$n.err" | sed 's/^/# /'
 	done
