@@ -4,10 +4,10 @@
 # tests/vm/cluster.sh (make cluster-smoke):
 #   1. every node of $COSCHED_HOSTS answers through cosched-rexec, under
 #      its own name, with the cosched module loaded;
-#   2. a 2-rank Open MPI job with one rank per node (TCP BTL on eth0, the
+#   2. an Open MPI job with one rank per node (TCP BTL on eth0, the
 #      cluster network) runs mpi-glue's test suite plainly, then under
-#      cosched-run with policy dcs on both nodes: same checked output,
-#      both ranks registered sockets and saw module arrivals;
+#      cosched-run with policy dcs on every node: same checked output,
+#      every rank registered sockets and saw module arrivals;
 #   3. each node's module counted arrivals during the job, and its NIC
 #      carried the traffic (the counters are printed).
 # Output is TAP; the last line is "N passed, N failed"; exit 1 on a failure.
@@ -47,36 +47,37 @@ counters() { # host -> "arrivals rx_bytes tx_bytes", x for a missing one
 		tr '\n' ' '
 }
 declare -A before
-for h in "${HOSTS[0]}" "${HOSTS[1]}"; do before[$h]=$(counters "$h"); done
+for h in "${HOSTS[@]}"; do before[$h]=$(counters "$h"); done
 
-pair=${HOSTS[0]},${HOSTS[1]}
+N=${#HOSTS[@]}
+all=$COSCHED_HOSTS
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-where=$(timeout "$LIMIT" mpiexec.openmpi -n 2 --host "$pair" hostname 2>&1 | sort | tr '\n' ' ')
-[ "$where" = "${HOSTS[0]} ${HOSTS[1]} " ]
-check $? "mpiexec -n 2 --host $pair puts one rank on each: $where"
+where=$(timeout "$LIMIT" mpiexec.openmpi -n "$N" --host "$all" hostname 2>&1 | sort | tr '\n' ' ')
+[ "$where" = "$(printf '%s\n' "${HOSTS[@]}" | sort | tr '\n' ' ')" ]
+check $? "mpiexec -n $N --host $all puts one rank on each: $where"
 
 run=$(command -v cosched-run || echo mpi-glue/cosched-run)
-X=(-m openmpi -n 2 -x "--host $pair" -x "--mca btl_tcp_if_include eth0"
+X=(-m openmpi -n "$N" -x "--host $all" -x "--mca btl_tcp_if_include eth0"
 	-x "--mca oob_tcp_if_include eth0")
 timeout "$LIMIT" "$run" -N "${X[@]}" "$SUITE" >"$W/ref.out" 2>"$W/ref.err"
 check $? "plain suite across the nodes ($(tail -n1 "$W/ref.out"))" ||
 	tail -n 5 "$W/ref.err" | sed 's/^/# /'
 timeout "$LIMIT" "$run" -v "${X[@]}" "$SUITE" >"$W/glue.out" 2>"$W/glue.err"
-check $? "suite under $run, dcs on both nodes ($(tail -n1 "$W/glue.out"))" ||
+check $? "suite under $run, dcs on every node ($(tail -n1 "$W/glue.out"))" ||
 	grep -v '^cosched-mpi: rank' "$W/glue.err" | tail -n 5 | sed 's/^/# /'
 ! grep -q FAIL "$W/glue.out" "$W/ref.out" && cmp -s "$W/ref.out" "$W/glue.out" && [ -s "$W/ref.out" ]
 check $? "the suite's checked output is the same with the glue" ||
 	diff "$W/ref.out" "$W/glue.out" | head -n 10 | sed 's/^/# /'
 ! grep -q 'waits the plain MPI way' "$W/glue.err"
 check $? "no rank fell back to plain MPI waiting"
-for r in 0 1; do
+for ((r = 0; r < N; r++)); do
 	s=$(field_of_rank "$W/glue.err" "$r" sockets)
 	a=$(field_of_rank "$W/glue.err" "$r" module_arrivals)
 	[ "${s:-0}" -gt 0 ] && [ "${a:-0}" -gt 0 ]
 	check $? "rank $r (${HOSTS[$r]}): ${s:-no} sockets registered, ${a:-no} arrivals from its node's module"
 done
 
-for h in "${HOSTS[0]}" "${HOSTS[1]}"; do
+for h in "${HOSTS[@]}"; do
 	read -r a0 rx0 tx0 <<<"${before[$h]}"
 	read -r a1 rx1 tx1 <<<"$(counters "$h")"
 	if [[ "$a0 $rx0 $tx0 $a1 $rx1 $tx1" =~ ^[0-9]+( [0-9]+){5}$ ]]; then
