@@ -172,7 +172,7 @@ on_signal() {
 
 main() {
 	parse_args "$@"
-	local rel hub i cpu extra pid who rc status=0 start elapsed ncpu
+	local rel hub i cpu extra who rc status=0 start elapsed ncpu
 	local -A node_of=() rc_of=()
 	rel=$("$HERE/kernels.sh" resolve "$KERNEL")
 	hub=$(build_hub)

@@ -104,7 +104,7 @@ install_packages() {
 }
 
 stage2() {
-	local rel agent i hosts="" deadline
+	local rel agent i hosts=""
 	rel=$(uname -r)
 	cd "$CWD" || die "no $CWD"
 	if [ "$MODE" = pkg ]; then
