@@ -55,7 +55,7 @@ HUBFD=
 log() { echo "cluster: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 usage() {
-	sed -n '6,32s/^# \{0,1\}//p' "$SELF" >&2
+	sed -n '7,32s/^# \{0,1\}//p' "$SELF" >&2
 	exit "${1:-2}"
 }
 
