@@ -205,5 +205,6 @@ void uid_become(unsigned int uid, unsigned int gid);
 
 int sysfs_fuzz_write(struct ctx *c, u64 *a, u64 *b);
 int sysfs_fuzz_read(struct ctx *c, u64 *a, u64 *b);
+void sysfs_dump_tunables(FILE *out);
 
 #endif

@@ -421,6 +421,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "# watchdog: no progress for %llu s\n",
 				(unsigned long long)opt.watchdog);
 			dump_stacks();
+			sysfs_dump_tunables(stderr);
 			log_dump_all("no progress");
 			stop_all();
 			break;

@@ -110,3 +110,29 @@ int sysfs_fuzz_read(struct ctx *c, u64 *a, u64 *b)
 	*b = r ? 0 : strlen(buf);
 	return -r;
 }
+
+/*
+ * The module's writable settings as they are now, on one line: what a
+ * hang report needs (the fuzzer itself may have set budget_pct to 100).
+ */
+void sysfs_dump_tunables(FILE *out)
+{
+	char path[512], val[128];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp = opendir(COSCHED_SYSFS_DIR);
+
+	fprintf(out, "# module settings:");
+	while (dp && (d = readdir(dp))) {
+		snprintf(path, sizeof(path), COSCHED_SYSFS_DIR "/%s", d->d_name);
+		if (d->d_name[0] == '.' || stat(path, &st) ||
+		    !S_ISREG(st.st_mode) || !(st.st_mode & 0200) ||
+		    read_text(path, val, sizeof(val)))
+			continue;
+		val[strcspn(val, "\n")] = 0;
+		fprintf(out, " %s=%s", d->d_name, val);
+	}
+	if (dp)
+		closedir(dp);
+	fprintf(out, "\n");
+}
