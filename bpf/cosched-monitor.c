@@ -245,6 +245,9 @@ static int run(struct monitor_bpf *skel, struct options *o, FILE *csv,
 	if (skel->bss->dropped_tasks || skel->bss->dropped_ranks)
 		fprintf(stderr, "warning: maps full, %llu thread and %llu process records dropped\n",
 			skel->bss->dropped_tasks, skel->bss->dropped_ranks);
+	if (skel->bss->missed_switches)
+		fprintf(stderr, "note: %llu switches of tracked threads were not traced; the degree undercounts\n",
+			skel->bss->missed_switches);
 	return err;
 }
 

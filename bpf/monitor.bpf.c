@@ -41,6 +41,12 @@ __u32 cpu_cur[MON_MAX_CPUS];
 /* Read by the tool: records the maps had no room for. */
 __u64 dropped_tasks;
 __u64 dropped_ranks;
+/*
+ * Switches of tracked threads the tracepoint never showed (a switch in
+ * seen only by its switch out, a switch out seen only by the next one):
+ * the degree misses such a rank's time until its next traced switch in.
+ */
+__u64 missed_switches;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -265,6 +271,8 @@ static void switch_out(struct task_struct *p, struct mon_rank *r, __u32 cpu,
 		return;
 	bpf_spin_lock(&t->lock);
 	counted = t->on_since != 0;
+	if (!counted && t->last_sum)
+		__sync_fetch_and_add(&missed_switches, 1);
 	if (t->last_sum && sum >= t->last_sum) {
 		ran = sum - t->last_sum;
 		if (!counted && t->off_since && now - ran > t->off_since)
@@ -335,6 +343,8 @@ static void forget(__u32 tid, __u32 cpu, __u64 now)
 	}
 	tgid = t->tgid;
 	bpf_spin_unlock(&t->lock);
+	if (counted)
+		__sync_fetch_and_add(&missed_switches, 1);
 	r = counted ? bpf_map_lookup_elem(&ranks, &tgid) : NULL;
 	if (r)
 		rank_step(r, -1, now);

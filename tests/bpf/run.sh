@@ -116,7 +116,9 @@ wait $mon
 verdict $? "monitor: compete run exits 0" "$(head -c 300 "$tmp/comp.err")"
 
 # 4. What the CSV says.
-python3 tests/bpf/csvcheck.py "$tmp/solo.csv" "$tmp/comp.csv" >"$tmp/check.out"
+# Switches the host's kernel did not trace make the degree undercount.
+MON_MISSED=$(sed -n 's/^note: \([0-9]*\) switches of tracked threads were not traced.*/\1/p' "$tmp/solo.err")
+MON_MISSED=${MON_MISSED:-0} python3 tests/bpf/csvcheck.py "$tmp/solo.csv" "$tmp/comp.csv" >"$tmp/check.out"
 while IFS= read -r line; do
 	case $line in
 	"ok - "*) ok "${line#ok - }" ;;
