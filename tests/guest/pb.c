@@ -32,6 +32,12 @@
 #define LOW_NICE	19
 #define MANY		6000	/* one whole walk: ~6.6 ms of a 10 ms period */
 #define WORKER_MAX_PCT	25	/* of a CPU; the bound is 1/32 of the period */
+/*
+ * Stolen time inflates the worker's CPU time by about the stolen share:
+ * up to 20% cannot lift the 3-6% it takes to 25%, where the whole walk
+ * (42% at 6,000 endpoints) stays above it.
+ */
+#define WORKER_STEAL_MAX_PCT	20.0
 
 /* One busy-polling receiver process and what it saw. */
 struct rcv {
@@ -393,9 +399,9 @@ static void test_many_endpoints(void)
 	       (unsigned long long)(s1.boosts - s0.boosts), steal);
 	ok(s1.boosts > s0.boosts,
 	   "many: the endpoint made after thousands of idle ones is boosted");
-	if (steal > STEAL_MAX_PCT)
+	if (steal > WORKER_STEAL_MAX_PCT)
 		t_skip("many: the worker's CPU share", "host steals %.1f%% > %.0f%%",
-		       steal, STEAL_MAX_PCT);
+		       steal, WORKER_STEAL_MAX_PCT);
 	else
 		okf(pct < WORKER_MAX_PCT, "many: the examiner's share of a CPU stays small",
 		    "%.1f%% >= %d%%", pct, WORKER_MAX_PCT);
