@@ -128,6 +128,13 @@ void intr_arm(u64 ns)
 	}
 	its.it_value.tv_sec = (time_t)(ns / 1000000000ull);
 	its.it_value.tv_nsec = (long)(ns % 1000000000ull);
+	/*
+	 * Again and again until disarmed: a thread preempted between arming
+	 * and its blocking call (a SCHED_IDLE one on a busy debug kernel)
+	 * takes the first signal before it blocks, and would then sleep
+	 * through a wait with no timeout (debug run 5's "no progress").
+	 */
+	its.it_interval = its.it_value;
 	timer_settime(intr_timer, 0, &its, NULL);
 }
 
