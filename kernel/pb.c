@@ -32,7 +32,7 @@
 #define COSCHED_PB_SHARE	32
 #define COSCHED_PB_CLOCK_EVERY	16
 
-/* One examination: the policy, and when and where it must stop. */
+/* One examination: the policy, its deadline, and how many it has seen. */
 struct cosched_pb_scan {
 	const struct cosched_policy_desc *pol;
 	u64 deadline_ns;
