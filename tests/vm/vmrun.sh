@@ -161,6 +161,12 @@ if [ -f "$R$KEYHOLDER" ]; then
 else
 	echo "vmrun-init: no $KEYHOLDER (make modules): module loads patch __schedule"
 fi
+# The kernel booted on one CPU (maxcpus=1) so that the patching above had
+# no other vCPU to race with: bring the others up now.
+for c in $R/sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ -e "$c" ] || continue
+	[ "$(cat "$c")" = 1 ] || echo 1 >"$c" || die "cannot bring ${c%/online} online"
+done
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
 
@@ -359,6 +365,11 @@ qemu_cmd() {
 	append+=" sysrq_always_enabled softlockup_all_cpu_backtrace=1"
 	append+=" hung_task_panic=0 sysctl.kernel.hung_task_timeout_secs=$hung"
 	append+=" sysctl.kernel.hung_task_warnings=-1"
+	# Boot on one CPU; the init brings the others up once it has switched
+	# on the static keys whose live patching races under multi-threaded
+	# TCG (see the init): "Oops: int3", or a guest wedged right after
+	# insmod keyholder with both vCPUs deaf to sysrq (CI, 6.1).
+	((SMP > 1)) && append+=" maxcpus=1"
 	[[ -n "$APPEND" ]] && append+=" $APPEND"
 	QEMU=(
 		qemu-system-x86_64 -accel tcg -machine pc -cpu max
