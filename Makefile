@@ -62,23 +62,38 @@ bench-latency: modules bench
 	tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 3000 -- bench/latency.sh 5
 
 # make bench-mix        the thesis's workload mixes under every policy and
-#                       baseline (bench/run-mix, Documentation/bench.rst) in a
-#                       6.12 guest, then bench/report: hours; rerunning resumes
-#                       (MIXES, MIX_ARGS, MIX_OUT below)
-# make bench-mix-smoke  one tiny mix under local and dcs (a few minutes)
+#                       baseline (bench/run-mix, Documentation/bench.rst),
+#                       one guest per kernel of MIX_KERNELS, then bench/report
+#                       for each: a day or two; rerunning resumes where it
+#                       stopped (MIXES, MIX_COLUMNS, MIX_REPEATS, MIX_KERNELS,
+#                       MIX_ARGS, MIX_OUT below)
+# make bench-mix-smoke  the resume test on the host, then one tiny mix under
+#                       local and dcs in a guest (a few minutes)
 MIXES ?= 1 2 3 4 5 6 7 8 9 10 11 12
-MIX_ARGS ?= -r 3 -t 10
+MIX_COLUMNS ?= all,baselines
+MIX_REPEATS ?= 3
+MIX_KERNELS ?= 6.1 6.12
+MIX_ARGS ?= -t 10
 MIX_OUT ?= build/mix-results
+# Per guest: 48 h, then the guest is stopped; rerunning resumes.
+MIX_TIMEOUT ?= 172800
 .PHONY: bench-mix bench-mix-smoke bench-mix-build
 bench-mix-build: modules bench bpf
 	$(MAKE) -C bench/workloads
 	$(MAKE) -C mpi-glue
 
+# Each kernel's cells in their own directory, $(MIX_OUT)/<kernel>/mix-results.
 bench-mix: bench-mix-build
-	@mkdir -p $(MIX_OUT)
-	flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 \
-		--timeout 172800 --outdir $(MIX_OUT) -- bench/run-mix $(MIX_ARGS) $(MIXES)
-	bench/report $(MIX_OUT)/mix-results
+	@set -e; n=0; for k in $(MIX_KERNELS); do n=$$((n + 1)); \
+		echo "bench-mix: kernel $$k ($$n of $(words $(MIX_KERNELS))): $(MIX_OUT)/$$k/mix-results"; \
+		mkdir -p $(MIX_OUT)/$$k; \
+		flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel $$k --smp 2 \
+			--timeout $(MIX_TIMEOUT) --outdir $(MIX_OUT)/$$k -- \
+			bench/run-mix -p $(MIX_COLUMNS) -r $(MIX_REPEATS) $(MIX_ARGS) $(MIXES); \
+	done; \
+	for k in $(MIX_KERNELS); do \
+		bench/report --title "cosched: workload mixes, kernel $$k" $(MIX_OUT)/$$k/mix-results; \
+	done
 
 bench-mix-smoke: bench-mix-build
 	bench/mix-smoke.sh

@@ -1,35 +1,52 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The mix bench's smoke test (tests/check.sh): one tiny mix (mix12, two
-# LIFE jobs of high communication) under local and dcs, one repeat, jobs of
-# about a second alone, in a 6.12 guest; then bench/report on the host.
-# Passes when the report prints the completion-time row of the mix; it
-# asserts nothing about times (the host is shared).  Prints "N passed,
-# N failed".  Needs make modules (and make bpf for the monitor's columns).
+# The mix bench's smoke test (tests/check.sh).  First bench/resume-test.sh
+# on the host (seconds, no guest): a sweep killed and restarted resumes.
+# Then one tiny mix (mix12, two LIFE jobs of high communication) under
+# local and dcs, one repeat, jobs of about a second alone, in a 6.12
+# guest, the same command a second time in the same guest (every cell on
+# disk: nothing may run again), and bench/report on the host.  Passes when
+# the report prints the completion-time row of the mix; it asserts nothing
+# about times (the host is shared).  Prints "N passed, N failed".  Needs
+# make modules (and make bpf for the monitor's columns).
 set -u
 cd "$(dirname "$0")/.."
+passed=0 failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
+
+res=$(bench/resume-test.sh)
+echo "$res" | grep -v '^[0-9]* passed, [0-9]* failed$'
+passed=$(echo "$res" | grep -c '^ok - ')
+failed=$(echo "$res" | grep -c '^not ok - ')
+
 # The guest cannot build: the workloads and the glue are built here first.
 if ! make -s -C bench/workloads >/dev/null || ! make -s -C mpi-glue >/dev/null; then
-	echo "not ok - building bench/workloads and mpi-glue failed"
-	echo "0 passed, 1 failed"
-	exit 1
+	nok "building bench/workloads and mpi-glue failed"
+	finish
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+cmd='bench/run-mix -p local,dcs -r 1 -t 1 12'
 flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel 6.12 --smp 2 \
-	--timeout 900 --outdir "$out" -- \
-	bench/run-mix -p local,dcs -r 1 -t 1 12
+	--timeout 900 --outdir "$out" -- sh -c "$cmd && $cmd" >"$out/stdout"
 status=$?
+cat "$out/stdout"
 if [ "$status" -ne 0 ]; then
-	echo "not ok - bench/run-mix in the guest exited $status"
-	echo "0 passed, 1 failed"
-	exit 1
+	nok "bench/run-mix in the guest exited $status"
+	finish
+fi
+# The second sweep's only progress line: both cells already on disk.
+if [ "$(grep -c '^mix-results .*: 2/2 cells' "$out/stdout")" -eq 2 ] &&
+   [ "$(grep -c '^mix-results .*: 1/2 cells' "$out/stdout")" -eq 1 ]; then
+	ok "in the guest: progress lines, and the same command again runs nothing"
+else
+	nok "in the guest: progress lines (1/2, 2/2, then 2/2 on the rerun) missing"
 fi
 if bench/report "$out/mix-results" | tee /dev/stderr | grep -E '^\| mix12 \|.*x[0-9.]+.*\|.*x[0-9.]+' >/dev/null; then
-	echo "ok - the report prints mix12 under local and dcs"
-	echo "1 passed, 0 failed"
+	ok "the report prints mix12 under local and dcs"
 else
-	echo "not ok - no completion-time row for mix12 under local and dcs"
-	echo "0 passed, 1 failed"
-	exit 1
+	nok "no completion-time row for mix12 under local and dcs"
 fi
+finish

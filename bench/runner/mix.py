@@ -15,6 +15,8 @@ Arguments that size a run (-t SECONDS, -n ITERS) are taken out of the job:
 the runner sizes each job itself (-t for the standalone run, then -n with
 the iterations that run printed, so the concurrent runs do the same work).
 """
+import hashlib
+import json
 import os
 import re
 import shlex
@@ -49,6 +51,14 @@ class Mix:
         """The thesis's workload number, from a name like mix05, or None."""
         m = re.search(r"(\d+)$", self.name)
         return int(m.group(1)) if m else None
+
+    @property
+    def sha(self):
+        """What the mix runs (its comments aside): results of two versions
+        of a mix do not belong in one table."""
+        what = {"jobs": [[j.program, j.args, j.seconds, j.rpn] for j in self.jobs],
+                "settings": self.settings}
+        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def variant_suffix(args):

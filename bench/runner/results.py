@@ -1,19 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The results directory: one CSV row per run, appended as soon as the run
-ends, so an interrupted sweep resumes where it stopped; standalone times in
-their own CSV; the invocations and the machine in meta.json.
+"""The results directory.  Each finished run is one file, written whole
+and renamed into place (cells.py), with the configuration that produced it
+(provenance.py): an interrupted sweep resumes where it stopped, a cell cut
+short is run again, and cells of another configuration are refused rather
+than mixed.  runs.csv and standalone.csv are views of the cells, rewritten
+(also atomically) after each one, for bench/report and for reading.
 
-    DIR/runs.csv         one row per (mix, column, repeat) run
-    DIR/standalone.csv   one row per distinct job (program + args + size)
-    DIR/meta.json        machine, and every command that wrote here
+    DIR/cells/           one JSON file per (mix, column, repeat) run
+    DIR/standalone/      one JSON file per distinct job (program + args + size)
+    DIR/runs.csv         one row per run, from cells/
+    DIR/standalone.csv   one row per distinct job, from standalone/
+    DIR/meta.json        machine, configuration, every command that wrote here
     DIR/logs/            each job's stdout/stderr, the monitor's CSV
 """
 import csv
+import io
 import json
 import os
 import platform
 import subprocess
 import time
+
+from .cells import CellStore, write_atomic
+from .provenance import differences
+from .util import BenchError
 
 RUN_FIELDS = ["mix", "column", "repeat", "status", "mpi", "nodes", "seconds",
               "completion_s", "makespan_wall_s", "start_skew_s", "ideal_s", "slowdown",
@@ -24,52 +34,84 @@ RUN_FIELDS = ["mix", "column", "repeat", "status", "mpi", "nodes", "seconds",
 STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
                      "iters", "time_s", "comm_pct", "wall_s", "status",
                      "started"]
+# A run with this status is a result (a timeout too: the column was that
+# slow); the others are run again.
+DONE = ("ok", "timeout")
 
 
-class CsvLog:
-    """An append-only CSV with a header, read back on start."""
-
-    def __init__(self, path, fields):
-        self.path = path
-        self.fields = fields
-        self.rows = []
-        if os.path.exists(path):
-            with open(path, newline="") as f:
-                self.rows = list(csv.DictReader(f))
-
-    def append(self, row):
-        new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
-        with open(self.path, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=self.fields, extrasaction="ignore")
-            if new:
-                w.writeheader()
-            w.writerow(row)
-            f.flush()
-            os.fsync(f.fileno())
-        self.rows.append({k: str(row.get(k, "")) for k in self.fields})
+def csv_text(fields, rows):
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue()
 
 
 class Results:
     def __init__(self, outdir):
         self.dir = outdir
+        cells = os.path.join(outdir, "cells")
+        if os.path.exists(os.path.join(outdir, "runs.csv")) and not os.path.isdir(cells):
+            raise BenchError(f"{outdir}/runs.csv was written by a run-mix that kept no "
+                             "per-run records: what produced its rows is unknown; "
+                             "give another results directory (-o, or make's MIX_OUT)")
         os.makedirs(os.path.join(outdir, "logs"), exist_ok=True)
-        self.runs = CsvLog(os.path.join(outdir, "runs.csv"), RUN_FIELDS)
-        self.standalone = CsvLog(os.path.join(outdir, "standalone.csv"),
-                                 STANDALONE_FIELDS)
+        self.runs = CellStore(cells, RUN_FIELDS, ["mix", "column", "repeat"])
+        self.alone = CellStore(os.path.join(outdir, "standalone"),
+                               STANDALONE_FIELDS, ["key"])
+        self.runs_csv = os.path.join(outdir, "runs.csv")
+        self.config = None
+        self.provenance = None
+
+    def dropped(self):
+        """Files that were not whole cells (now deleted: those run again)."""
+        return self.runs.dropped + self.alone.dropped
+
+    def use_config(self, config, provenance, mix_shas):
+        """Refuse a directory whose cells were made under another config,
+        or with another version of one of the mixes (MIX_SHAS: name -> sha
+        of the mix file); say what differs."""
+        stale = {}
+        for store in (self.runs, self.alone):
+            for rec in store.cells.values():
+                diff = differences(rec["config"], config)
+                mix = rec["row"].get("mix")
+                sha = rec["provenance"].get("mix_sha") if rec.get("provenance") else None
+                if mix in mix_shas and sha != mix_shas[mix]:
+                    diff.append(f"bench/mixes: {mix} was {sha}, now {mix_shas[mix]}")
+                for d in diff:
+                    stale[d] = stale.get(d, 0) + 1
+        if stale:
+            lines = "\n".join(f"  {d} ({n} cells)" for d, n in sorted(stale.items()))
+            raise BenchError(
+                f"{self.dir} holds cells of another configuration:\n{lines}\n"
+                "Its results would not be comparable with this run's.  Run the "
+                "configuration that made them (its commit is in each cells/*.json), "
+                "or give another results directory (-o, or make's MIX_OUT).")
+        self.config = config
+        self.provenance = provenance
 
     def done(self, mix, column, repeat):
-        """A run counts as done once it has a row that is not an error or a
-        skip (a timeout is a result: the policy is that slow)."""
-        return any(r["mix"] == mix and r["column"] == column and
-                   r["repeat"] == str(repeat)
-                   and r["status"] not in ("error", "skipped")
-                   for r in self.runs.rows)
+        rec = self.runs.cells.get((mix, column, str(repeat)))
+        return rec is not None and rec["row"]["status"] in DONE
+
+    def put_run(self, row, mix_sha):
+        row = self.runs.put(row, self.config, dict(self.provenance, mix_sha=mix_sha))
+        write_atomic(self.runs_csv, csv_text(RUN_FIELDS, self.runs.rows()))
+        return row
 
     def standalone_row(self, key):
-        for r in reversed(self.standalone.rows):
-            if r["key"] == key and r["status"] == "ok":
-                return r
-        return None
+        rec = self.alone.cells.get((key,))
+        return rec["row"] if rec and rec["row"]["status"] == "ok" else None
+
+    def standalone_rows(self):
+        return self.alone.rows()
+
+    def put_standalone(self, row):
+        row = self.alone.put(row, self.config, self.provenance)
+        write_atomic(os.path.join(self.dir, "standalone.csv"),
+                     csv_text(STANDALONE_FIELDS, self.alone.rows()))
+        return row
 
     def log_base(self, *parts):
         return os.path.join(self.dir, "logs", "_".join(parts))
@@ -84,9 +126,9 @@ class Results:
             except (OSError, ValueError):
                 meta = {}
         meta.setdefault("invocations", []).append(
-            {"argv": argv, "started": now(), "machine": machine()})
-        with open(path, "w") as f:
-            json.dump(meta, f, indent=1)
+            {"argv": argv, "started": now(), "machine": machine(),
+             "config": self.config, "provenance": self.provenance})
+        write_atomic(path, json.dumps(meta, indent=1) + "\n")
 
 
 def now():

@@ -6,13 +6,16 @@ import time
 
 from . import module as modmod
 from .launch import BACKGROUND, run_jobs
+from .progress import Progress
 from .monitor import summarize
 from .util import BenchError, cov, log, to_float
 
 
 class Sweep:
-    def __init__(self, opts, paths, cluster, results, mod, monitor):
+    def __init__(self, opts, paths, cluster, results, mod, monitor,
+                 runner=run_jobs):
         self.o = opts
+        self.run_jobs = runner
         self.paths = paths
         self.cluster = cluster
         self.res = results
@@ -53,7 +56,7 @@ class Sweep:
             log(f"[standalone {n}/{len(todo)}] {job.program} {' '.join(job.args)} "
                 f"-t {secs:g}")
             base = self.res.log_base("standalone", job.program, *job.args, f"t{secs:g}")
-            r = run_jobs(self.paths, self.cluster, busy_poll,
+            r = self.run_jobs(self.paths, self.cluster, busy_poll,
                          [(job, ["-t", f"{secs:g}"])], base,
                          timeout=secs * 10 + 300)["jobs"][0]
             ok = r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")
@@ -64,7 +67,7 @@ class Sweep:
                    "comm_pct": r["result"].get("comm_pct", ""),
                    "wall_s": f"{r['wall_s']:.3f}", "status": "ok" if ok else "error",
                    "started": time.strftime("%H:%M:%S")}
-            self.res.standalone.append(row)
+            self.res.put_standalone(row)
             if not ok:
                 raise BenchError(f"standalone {job.program} {' '.join(job.args)} "
                                  f"failed (exit {r['rc']}; see {base}_j*.err)")
@@ -74,7 +77,7 @@ class Sweep:
         return out
 
     # -- the concurrent runs -------------------------------------------
-    def run_all(self, mixes, columns, alone):
+    def run_all(self, mixes, columns, alone, label):
         # Repeat outermost: a sweep cut short still has every cell once.
         cells = [(m, rep, c) for rep in range(1, self.o.repeats + 1)
                  for m in mixes for c in columns]
@@ -82,16 +85,15 @@ class Sweep:
         if len(todo) < len(cells):
             log(f"run-mix: resuming: {len(cells) - len(todo)} of {len(cells)} runs "
                 f"already in {self.res.runs.path}")
-        t_start = time.monotonic()
+        prog = Progress(label, len(cells), len(cells) - len(todo))
+        prog.show()
         for n, (mix, rep, col) in enumerate(todo, 1):
-            row = self.run_one(mix, rep, col, alone)
-            self.res.runs.append(row)
-            spent = time.monotonic() - t_start
-            eta = spent / n * (len(todo) - n)
+            t = time.monotonic()
+            row = self.res.put_run(self.run_one(mix, rep, col, alone), mix.sha)
             what = (f"{row['completion_s']} s, x{row['slowdown']} ideal"
                     if row["completion_s"] else row["note"])
-            log(f"[{n}/{len(todo)}] {mix.name} {col.name} r{rep}: {row['status']}, "
-                f"{what} (eta {eta / 60:.0f} min)")
+            log(f"[{n}/{len(todo)}] {mix.name} {col.name} r{rep}: {row['status']}, {what}")
+            prog.cell_done(time.monotonic() - t)
 
     def run_one(self, mix, rep, col, alone):
         base = self.res.log_base(mix.name, col.name.replace(":", ""), f"r{rep}")
@@ -115,7 +117,7 @@ class Sweep:
             before = self.mod.stats()
             jobs = [(j, [] if j.program in BACKGROUND else
                      ["-n", alone[self.standalone_key(j)]["iters"]]) for j in mix.jobs]
-            out = run_jobs(self.paths, self.cluster, col, jobs, base,
+            out = self.run_jobs(self.paths, self.cluster, col, jobs, base,
                            timeout=ideal * self.o.timeout_factor + 120,
                            monitor=self.monitor)
             after = self.mod.stats()

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/run-mix's resuming, on the host in a few seconds, with no program
+# run: COSCHED_MIX_FAKE makes every run a short sleep with made-up times
+# (bench/runner/fake.py).  One mix, three columns, two repeats (6 cells):
+#   - a sweep killed (SIGKILL) in its second cell, restarted with the same
+#     command, does not run the first cell again and finishes the rest;
+#   - the progress line counts cells and gives an ETA;
+#   - a cell file cut short is removed and that cell alone is run again;
+#   - the same directory under another -t is refused, nothing run;
+#   - bench/report reads the result.
+# bench/mix-smoke.sh runs it (make check's "mix bench smoke").  Prints
+# "ok"/"not ok" lines and "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+passed=0 failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+
+t=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$t"' EXIT
+export COSCHED_MIX_FAKE="$t/runs.log" COSCHED_MIX_FAKE_S=0.05
+r=$t/mix-results
+sweep() { bench/run-mix -o "$r" -p local,dcs,busy-poll -r 2 "$@" 12; }
+runs() { if [ -f "$t/runs.log" ]; then wc -l <"$t/runs.log"; else echo 0; fi; }
+
+# 1. Killed in its second cell: the fake's third run (the first is the
+# standalone run) hangs until killed.
+COSCHED_MIX_FAKE_HANG=3 sweep -t 1 >"$t/out1" 2>"$t/err1" &
+pid=$!
+i=0
+while [ "$(runs)" -lt 3 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+pid=
+first=$(ls "$r"/cells/mix12_local_1.*.json 2>/dev/null)
+if [ "$(runs)" -eq 3 ] && [ -n "$first" ] && [ "$(ls "$r/cells" | wc -l)" -eq 1 ]; then
+	ok "killed in its second cell: the first cell is on disk, nothing else"
+else
+	nok "killed sweep: $(runs) runs, cells: $(ls "$r/cells" 2>/dev/null | tr '\n' ' ')"
+	cat "$t/err1"
+fi
+[ -n "$first" ] && cp "$first" "$t/first.json"
+
+# 2. The same command again: runs the 5 other cells and nothing else.
+: >"$t/runs.log"
+if sweep -t 1 >"$t/out2" 2>"$t/err2"; then st=0; else st=$?; fi
+if [ $st -eq 0 ] && [ "$(runs)" -eq 5 ] && ! grep -q 'mix12_local_r1\|standalone' "$t/runs.log" &&
+   [ "$(ls "$r/cells" | wc -l)" -eq 6 ] && cmp -s "$t/first.json" "$first"; then
+	ok "restarted: 5 cells run, the first one kept as it was"
+else
+	nok "restarted: exit $st, runs: $(tr '\n' ' ' <"$t/runs.log"), cells $(ls "$r/cells" | wc -l)"
+	cat "$t/err2"
+fi
+if grep -q '^mix-results [^:]*: 1/6 cells, ' "$t/out2" &&
+   grep -Eq '^mix-results [^:]*: 2/6 cells, [0-9hms]+ elapsed, ETA [0-9hms]+ \(mean [0-9hms]+ per cell, this run\)$' "$t/out2" &&
+   grep -q '^mix-results [^:]*: 6/6 cells, .*done' "$t/out2"; then
+	ok "progress lines: 1/6 on restart, then an ETA, then 6/6 done"
+else
+	nok "progress lines:"
+	cat "$t/out2"
+fi
+if [ "$(sed 1d "$r/runs.csv" | wc -l)" -eq 6 ]; then
+	ok "runs.csv has the 6 runs"
+else
+	nok "runs.csv: $(sed 1d "$r/runs.csv" | wc -l) rows"
+fi
+
+# 3. A cell cut short (a copy, a full disk) and a write never finished.
+cut=$(ls "$r"/cells/mix12_dcs_2.*.json)
+head -c $(($(wc -c <"$cut") / 2)) "$cut" >"$t/half" && cp "$t/half" "$cut"
+echo '{"format": 1' >"$r/cells/mix12_busy-poll_2.x.json.tmp123"
+: >"$t/runs.log"
+if sweep -t 1 >"$t/out3" 2>"$t/err3" && [ "$(runs)" -eq 1 ] &&
+   grep -q 'mix12_dcs_r2' "$t/runs.log" && python3 -m json.tool "$cut" >/dev/null &&
+   ! ls "$r/cells" | grep -q tmp && grep -q 'not whole' "$t/err3"; then
+	ok "a cell cut short is run again, alone; the unfinished write is removed"
+else
+	nok "cut cell: runs: $(tr '\n' ' ' <"$t/runs.log")"
+	cat "$t/err3"
+fi
+
+# 4. Another configuration in the same directory: refused, nothing run.
+: >"$t/runs.log"
+if sweep -t 2 >"$t/out4" 2>"$t/err4"; then st=0; else st=$?; fi
+if [ $st -eq 1 ] && [ "$(runs)" -eq 0 ] && grep -q 'another configuration' "$t/err4" &&
+   grep -q 'options.seconds: 1.0 -> 2.0' "$t/err4"; then
+	ok "another -t in the same directory is refused, saying what differs"
+else
+	nok "changed configuration: exit $st, $(runs) runs"
+	cat "$t/err4"
+fi
+
+# 5. The report reads what the sweep wrote.
+if bench/report -o "$t/report" "$r" 2>&1 | grep -Eq '^\| mix12 \|.*x[0-9.]+.*\|.*x[0-9.]+'; then
+	ok "bench/report prints mix12's row"
+else
+	nok "bench/report on the resumed directory"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

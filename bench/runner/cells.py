@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One file per finished cell (a run of one mix, column and repeat, or one
+standalone job): written whole under a temporary name, synced, then
+renamed, so that a sweep killed at any point (Ctrl-C, the guest's timeout,
+a host reboot) leaves each cell either complete or absent.  A file that
+does not parse or lacks a field (a copy cut short outside the runner) is
+dropped and its cell is run again."""
+import hashlib
+import json
+import os
+import re
+
+FORMAT = 1
+
+
+def _name(key):
+    """('mix05', 'gang:50', '2') -> 'mix05_gang-50_2.<hash>.json': readable,
+    and the hash of the exact key keeps two keys apart."""
+    safe = "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(k)) for k in key)
+    tag = hashlib.sha1(json.dumps([str(k) for k in key]).encode()).hexdigest()[:8]
+    return f"{safe}.{tag}.json"
+
+
+def write_atomic(path, text):
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(tmp, path)
+    # The rename itself must reach the disk before the next cell starts.
+    fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class CellStore:
+    """DIR/<kind>/*.json: {format, key, config, provenance, row}."""
+
+    def __init__(self, path, fields, key_fields):
+        self.path = path
+        self.fields = fields
+        self.key_fields = key_fields
+        self.cells = {}          # key -> record
+        self.dropped = []        # files that were not whole cells
+        os.makedirs(path, exist_ok=True)
+        for n in sorted(os.listdir(path)):
+            p = os.path.join(path, n)
+            if ".json.tmp" in n:
+                # A write the runner never finished.
+                os.unlink(p)
+                self.dropped.append(n)
+                continue
+            if not n.endswith(".json"):
+                continue
+            rec = self._load(p)
+            if rec is None:
+                os.unlink(p)
+                self.dropped.append(n)
+                continue
+            self.cells[self.key(rec["row"])] = rec
+
+    def key(self, row):
+        return tuple(str(row[k]) for k in self.key_fields)
+
+    def _load(self, p):
+        try:
+            with open(p) as f:
+                rec = json.load(f)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(rec, dict) or rec.get("format") != FORMAT:
+            return None
+        row = rec.get("row")
+        if (not isinstance(row, dict) or not isinstance(rec.get("config"), dict)
+                or any(k not in row for k in self.fields) or not row.get("status")):
+            return None
+        if os.path.basename(p) != _name(self.key(row)):
+            return None
+        return rec
+
+    def put(self, row, config, provenance):
+        row = {k: str(row.get(k, "")) for k in self.fields}
+        rec = {"format": FORMAT, "config": config, "provenance": provenance,
+               "row": row}
+        write_atomic(os.path.join(self.path, _name(self.key(row))),
+                     json.dumps(rec, indent=1, sort_keys=True) + "\n")
+        self.cells[self.key(row)] = rec
+        return row
+
+    def rows(self):
+        return [rec["row"] for _, rec in sorted(self.cells.items())]

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A stand-in for the jobs and the module, for testing the sweep itself
+(resuming, the progress line) on any machine in seconds
+(bench/resume-test.sh).  COSCHED_MIX_FAKE=FILE: no program runs; every
+"run" sleeps COSCHED_MIX_FAKE_S (0.05) seconds, appends "LOGBASE" to FILE
+and returns made-up times; COSCHED_MIX_FAKE_HANG=N makes this process's
+Nth run hang until it is killed (a sweep cut short mid-run)."""
+import os
+import time
+
+from .util import log
+
+
+class FakeModule:
+    available = True
+    why_not = ""
+
+    def start(self):
+        return True
+
+    def stop(self):
+        pass
+
+    def set_policy(self, policy):
+        pass
+
+    def set_tunable(self, name, value):
+        pass
+
+    def stats(self):
+        return {}
+
+
+class FakeRunner:
+    def __init__(self, logfile):
+        self.logfile = logfile
+        self.delay = float(os.environ.get("COSCHED_MIX_FAKE_S", "0.05"))
+        self.hang = int(os.environ.get("COSCHED_MIX_FAKE_HANG", "0"))
+        self.count = 0
+
+    def __call__(self, paths, cluster, col, jobs, logbase, timeout, monitor=None):
+        self.count += 1
+        with open(self.logfile, "a") as f:
+            f.write(os.path.basename(logbase) + "\n")
+        if self.count == self.hang:
+            log(f"run-mix: fake run {self.count} hangs (COSCHED_MIX_FAKE_HANG)")
+            while True:
+                time.sleep(60)
+        time.sleep(self.delay)
+        out = []
+        for n, (job, _) in enumerate(jobs):
+            bg = job.program in ("hog", "noise")
+            t = 1.0 + 0.1 * n
+            res = {"share": "0.5"} if bg else {"time_s": f"{t:.3f}", "iters": "100",
+                                                "comm_pct": "10"}
+            out.append({"job": job, "background": bg, "rc": 0, "wall_s": t,
+                        "end_s": t + 0.5, "result": res,
+                        "time_s": None if bg else t})
+        return {"jobs": out, "timed_out": False, "monitor_csv": None,
+                "elapsed_s": self.delay}

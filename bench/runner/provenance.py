@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What produces a run's numbers, recorded with every cell of a results
+directory so that a resumed sweep never mixes cells of two configurations:
+the runner's options that change a run, the kernel, the scheduler's and the
+module's time constants, and a fingerprint of the sources the run executes
+(module, library, glue, monitor, workloads, runner).  Commits that touch
+only other files (documentation, tests, the report) leave it unchanged."""
+import hashlib
+import os
+import subprocess
+
+# What a run executes; bench/mixes is fingerprinted per mix (mix_sha).
+SOURCES = ["kernel", "include", "userlib", "mpi-glue", "bpf",
+           "bench/workloads", "bench/runner", "bench/run-mix"]
+# Files under SOURCES that do not change a run.
+NOT_RUN = ("bench/runner/report_", "README", ".rst", ".md")
+
+# Scheduler time constants a calibrated testbed may scale (6.12: EEVDF's
+# base slice; 6.1: CFS's latency and granularities), and every
+# /proc/sys/kernel/sched_* knob.
+DEBUG_SCHED = "/sys/kernel/debug/sched"
+SCHED_FILES = [f"{DEBUG_SCHED}/{n}" for n in
+               ("base_slice_ns", "latency_ns", "min_granularity_ns",
+                "wakeup_granularity_ns", "migration_cost_ns", "nr_migrate")]
+COSCHED_SYS = "/sys/kernel/cosched"
+
+
+def _git(root, *args):
+    try:
+        p = subprocess.run(["git", "-C", root, *args], capture_output=True,
+                           timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def _files(root):
+    """The source files under SOURCES: git's tracked files when ROOT is a
+    checkout, else every file but build products."""
+    out = _git(root, "ls-files", "-z", "--", *SOURCES)
+    if out is not None:
+        return sorted(f for f in out.decode().split("\0") if f)
+    found = []
+    for top in SOURCES:
+        p = os.path.join(root, top)
+        if os.path.isfile(p):
+            found.append(top)
+        for d, dirs, names in os.walk(p):
+            dirs[:] = [x for x in dirs if not x.startswith(".") and x != "__pycache__"]
+            for n in names:
+                if not n.startswith(".") and not n.endswith((".o", ".ko", ".pyc", ".a", ".so")):
+                    found.append(os.path.relpath(os.path.join(d, n), root))
+    return sorted(found)
+
+
+def sources(root):
+    """{fingerprint, commit, dirty}: the fingerprint hashes the working
+    tree's content of every source file (uncommitted edits included)."""
+    h = hashlib.sha256()
+    for f in _files(root):
+        if f.startswith(NOT_RUN) or f.endswith(NOT_RUN):
+            continue
+        try:
+            with open(os.path.join(root, f), "rb") as fh:
+                data = fh.read()
+        except OSError:
+            data = b"(missing)"
+        h.update(f.encode() + b"\0" + hashlib.sha256(data).digest())
+    commit = (_git(root, "rev-parse", "HEAD") or b"").decode().strip()
+    status = _git(root, "status", "--porcelain", "--untracked-files=no", "--", *SOURCES)
+    return {"fingerprint": h.hexdigest()[:16], "commit": commit or "unknown",
+            "dirty": bool(status.strip()) if status is not None else None}
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def testbed():
+    """The kernel, its time constants and the module's tunables (the
+    writable files of /sys/kernel/cosched but the policy), as they are
+    now; COSCHED_DILATION when a calibrated guest exports it."""
+    if (os.environ.get("COSCHED_VM") and os.geteuid() == 0
+            and not os.path.isdir(DEBUG_SCHED)):
+        # In a throw-away guest: debugfs shows the time constants.
+        subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"],
+                       capture_output=True)
+    files = SCHED_FILES + sorted(
+        os.path.join("/proc/sys/kernel", n) for n in os.listdir("/proc/sys/kernel")
+        if n.startswith("sched_"))
+    sched = {os.path.basename(p): v for p in files if (v := _read(p)) is not None}
+    tun = {}
+    if os.path.isdir(COSCHED_SYS):
+        for n in sorted(os.listdir(COSCHED_SYS)):
+            p = os.path.join(COSCHED_SYS, n)
+            if n != "policy" and os.path.isfile(p) and os.stat(p).st_mode & 0o200:
+                v = _read(p)
+                if v is not None:
+                    tun[n] = v
+    return {"kernel": os.uname().release, "sched": sched, "tunables": tun,
+            "dilation": os.environ.get("COSCHED_DILATION", "")}
+
+
+def config(opts, root, nodes, mpi):
+    """Everything a cell's numbers depend on but the cell itself: a cell
+    made under another config is not comparable.  The commit and the dirty
+    flag are kept for the record but do not count (the fingerprint does)."""
+    src = sources(root)
+    return {"options": {"mpi": mpi, "nodes": nodes,
+                        "seconds": opts.seconds, "timeout_factor": opts.timeout_factor,
+                        "gang_slice": opts.gang_slice, "set": sorted(opts.set),
+                        "monitor": None if opts.no_monitor else opts.monitor_interval,
+                        "hosts": opts.hosts_list, "cpu": opts.cpu if opts.hosts_list else None,
+                        "net_if": opts.net_if},
+            "testbed": testbed(),
+            "sources": src["fingerprint"]}, src
+
+
+def file_sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def differences(old, new, prefix=""):
+    """['options.seconds: 1 -> 2', ...] between two configs."""
+    out = []
+    for k in sorted(set(old) | set(new)):
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += differences(a, b, f"{prefix}{k}.")
+        elif a != b:
+            out.append(f"{prefix}{k}: {a!r} -> {b!r}")
+    return out
