@@ -3,9 +3,9 @@
 #
 # trace-wake.sh: bench/tcp_wake under one policy with the events that mark
 # each step of a message through libcosched's io_uring transport (the
-# breakdown in Documentation/hooks.rst): the sender's io_uring_enter,
-# netif_rx on loopback, io_uring_task_add (the arrival), the worker's
-# sched_waking/sched_switch, cosched_boost, the receiver's
+# breakdown in Documentation/results/hooks/README.md): the sender's
+# io_uring_enter, netif_rx on loopback, io_uring_task_add (the arrival),
+# the worker's sched_waking/sched_switch, cosched_boost, the receiver's
 # io_uring_complete.  Runs inside a guest, as root, from the repository
 # root; the trace goes to $COSCHED_VMOUT/trace.txt:
 #

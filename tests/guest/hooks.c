@@ -754,7 +754,7 @@ static void test_latency(int n, int rounds, const char *raw)
 	 * The target is 5x (met on 6.1: 8.2x).  On 6.12 local's tail is
 	 * already shorter (EEVDF) and the hook's hop through the boost worker
 	 * costs dcs a context switch that a doorbell does not pay: 4.5x
-	 * and 6.0x measured (Documentation/hooks.rst).  The suite asserts
+	 * and 6.0x measured (Documentation/results/hooks/).  The suite asserts
 	 * what holds on both; the line above says whether 5x was reached.
 	 */
 	if (nr && steal[nr / 2] > STEAL_MAX_PCT)

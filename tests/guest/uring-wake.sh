@@ -6,7 +6,8 @@
 # in the same guest run (bench/tcp_wake.sh: ROUNDS rounds taking turns).
 # Asserts that dcs's p90 from send to receipt is clearly lower than
 # local's (at least 1.5x; the target of 5x is printed, not
-# asserted: Documentation/hooks.rst says where the time goes under TCG).
+# asserted: Documentation/results/hooks/README.md says where the time
+# goes under TCG).
 # TAP.  Run by tests/guest/run.sh, which loads the module.
 #
 # usage: uring-wake.sh [rounds [samples]]
