@@ -10,7 +10,8 @@
 #   - the same directory under another -t is refused, nothing run;
 #   - bench/report reads the result.
 # bench/mix-smoke.sh runs it (make check's "mix bench smoke").  Prints
-# "ok"/"not ok" lines and "N passed, N failed".
+# "ok"/"not ok" lines and "N passed, N failed".  KEEP=1 keeps (and names)
+# its directory.
 set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0
@@ -20,6 +21,10 @@ nok() { echo "not ok - $*"; failed=$((failed + 1)); }
 t=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$t"' EXIT
+if [ -n "${KEEP:-}" ]; then
+	trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null' EXIT
+	echo "# kept: $t"
+fi
 export COSCHED_MIX_FAKE="$t/runs.log" COSCHED_MIX_FAKE_S=0.05
 r=$t/mix-results
 sweep() { bench/run-mix -o "$r" -p local,dcs,busy-poll -r 2 "$@" 12; }
@@ -27,7 +32,9 @@ runs() { if [ -f "$t/runs.log" ]; then wc -l <"$t/runs.log"; else echo 0; fi; }
 
 # 1. Killed in its second cell: the fake's third run (the first is the
 # standalone run) hangs until killed.
-COSCHED_MIX_FAKE_HANG=3 sweep -t 1 >"$t/out1" 2>"$t/err1" &
+# Not through sweep(): $! must be run-mix itself, not a subshell.
+COSCHED_MIX_FAKE_HANG=3 bench/run-mix -o "$r" -p local,dcs,busy-poll -r 2 -t 1 12 \
+	>"$t/out1" 2>"$t/err1" &
 pid=$!
 i=0
 while [ "$(runs)" -lt 3 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done

@@ -28,12 +28,16 @@ def write_atomic(path, text):
         f.flush()
         os.fsync(f.fileno())
     os.rename(tmp, path)
-    # The rename itself must reach the disk before the next cell starts.
-    fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    # The rename itself must reach the disk before the next cell starts
+    # (where the file system can sync a directory: 9p may not).
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
 
 
 class CellStore:

@@ -19,14 +19,15 @@ def duration(s):
 
 
 class Progress:
-    def __init__(self, label, total, already, clock=time.monotonic, out=None):
+    def __init__(self, label, total, already, t0=None, clock=time.monotonic,
+                 out=None):
         self.label = label
         self.total = total
         self.finished = already     # cells with a result, this run or before
         self.ran = 0                # cells this run has done
         self.cell_s = 0.0           # their time
         self.clock = clock
-        self.t0 = clock()
+        self.t0 = clock() if t0 is None else t0
         self.out = out or sys.stdout
 
     def cell_done(self, seconds):

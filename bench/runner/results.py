@@ -14,6 +14,7 @@ than mixed.  runs.csv and standalone.csv are views of the cells, rewritten
     DIR/logs/            each job's stdout/stderr, the monitor's CSV
 """
 import csv
+import fcntl
 import io
 import json
 import os
@@ -56,6 +57,12 @@ class Results:
                              "per-run records: what produced its rows is unknown; "
                              "give another results directory (-o, or make's MIX_OUT)")
         os.makedirs(os.path.join(outdir, "logs"), exist_ok=True)
+        # Two sweeps writing one directory would redo each other's cells.
+        self.lock = open(os.path.join(outdir, ".lock"), "w")
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            raise BenchError(f"{outdir}: another run-mix is writing there") from e
         self.runs = CellStore(cells, RUN_FIELDS, ["mix", "column", "repeat"])
         self.alone = CellStore(os.path.join(outdir, "standalone"),
                                STANDALONE_FIELDS, ["key"])

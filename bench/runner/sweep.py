@@ -16,6 +16,7 @@ class Sweep:
                  runner=run_jobs):
         self.o = opts
         self.run_jobs = runner
+        self.t0 = time.monotonic()
         self.paths = paths
         self.cluster = cluster
         self.res = results
@@ -85,7 +86,7 @@ class Sweep:
         if len(todo) < len(cells):
             log(f"run-mix: resuming: {len(cells) - len(todo)} of {len(cells)} runs "
                 f"already in {self.res.runs.path}")
-        prog = Progress(label, len(cells), len(cells) - len(todo))
+        prog = Progress(label, len(cells), len(cells) - len(todo), t0=self.t0)
         prog.show()
         for n, (mix, rep, col) in enumerate(todo, 1):
             t = time.monotonic()
