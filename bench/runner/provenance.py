@@ -82,8 +82,9 @@ def _read(path):
 
 def testbed():
     """The kernel, its time constants and the module's tunables (the
-    writable files of /sys/kernel/cosched but the policy), as they are
-    now; COSCHED_DILATION when a calibrated guest exports it."""
+    writable files of /sys/kernel/cosched but the policy, and its load-time
+    parameters), as they are now; COSCHED_DILATION when a calibrated guest
+    exports it."""
     if (os.environ.get("COSCHED_VM") and os.geteuid() == 0
             and not os.path.isdir(DEBUG_SCHED)):
         # In a throw-away guest: debugfs shows the time constants.
@@ -101,6 +102,12 @@ def testbed():
                 v = _read(p)
                 if v is not None:
                     tun[n] = v
+    params = "/sys/module/cosched/parameters"
+    if os.path.isdir(params):
+        for n in sorted(os.listdir(params)):
+            v = _read(os.path.join(params, n))
+            if v is not None:
+                tun[f"parameters/{n}"] = v
     return {"kernel": os.uname().release, "sched": sched, "tunables": tun,
             "dilation": os.environ.get("COSCHED_DILATION", "")}
 
