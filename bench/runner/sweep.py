@@ -6,8 +6,8 @@ import time
 
 from . import module as modmod
 from .launch import BACKGROUND, run_jobs
-from .progress import Progress
 from .monitor import summarize
+from .progress import Progress
 from .util import BenchError, cov, log, to_float
 
 
@@ -58,8 +58,8 @@ class Sweep:
                 f"-t {secs:g}")
             base = self.res.log_base("standalone", job.program, *job.args, f"t{secs:g}")
             r = self.run_jobs(self.paths, self.cluster, busy_poll,
-                         [(job, ["-t", f"{secs:g}"])], base,
-                         timeout=secs * 10 + 300)["jobs"][0]
+                              [(job, ["-t", f"{secs:g}"])], base,
+                              timeout=secs * 10 + 300)["jobs"][0]
             ok = r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")
             row = {"key": key, "program": job.program, "args": " ".join(job.args),
                    "mpi": self.paths.mpi, "nodes": self.cluster.nodes,
@@ -119,8 +119,8 @@ class Sweep:
             jobs = [(j, [] if j.program in BACKGROUND else
                      ["-n", alone[self.standalone_key(j)]["iters"]]) for j in mix.jobs]
             out = self.run_jobs(self.paths, self.cluster, col, jobs, base,
-                           timeout=ideal * self.o.timeout_factor + 120,
-                           monitor=self.monitor)
+                                timeout=ideal * self.o.timeout_factor + 120,
+                                monitor=self.monitor)
             after = self.mod.stats()
         except BenchError as e:
             row.update(status="error", note=str(e))
