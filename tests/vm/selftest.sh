@@ -5,9 +5,10 @@
 #
 # Per kernel, one boot runs a batch of probes whose answers are checked here
 # (repo visible, uname -r, module loading, results share, lo up, nproc, env,
-# stdout/stderr kept apart), and one boot checks that CMD's exit status comes
-# back. On the first kernel, three more boots check that a kernel WARNING
-# fails the run (exit 3), that --timeout kills the guest (exit 124), and that
+# stdout/stderr kept apart), one boot checks that CMD's exit status comes
+# back, and one that --calibrated exports the factor and scales the
+# scheduler's slice by it. On the first kernel, three more boots check that
+# a kernel WARNING fails the run (exit 3), that --timeout kills the guest (exit 124), and that
 # a guest hung on purpose has every task's stack printed before the kill.
 # Prints "ok N - ..." / "not ok N - ..." lines and "N passed, N failed".
 set -euo pipefail
@@ -55,6 +56,12 @@ echo "bpffs=$(stat -f -c %T /sys/fs/bpf)"
 echo "hung_task=$(cat /proc/sys/kernel/hung_task_timeout_secs)"
 echo "stderr-probe" >&2
 '
+# The scheduler's slice (6.12: EEVDF's base slice; 6.1: CFS's latency) and
+# the factor vmrun.sh --calibrated exports; also part of the batch above.
+# shellcheck disable=SC2016 # expanded in the guest, not here
+SLICE='cd /sys/kernel/debug/sched && echo "slice=$(cat base_slice_ns 2>/dev/null || cat latency_ns)"
+echo "dilation=$COSCHED_DILATION"'
+PROBES+=$SLICE
 
 streams_apart() { grep -qx stderr-probe "$2" && ! grep -q stderr-probe "$1"; }
 
@@ -68,7 +75,7 @@ summary_ok() {
 fact() { sed -n "s/^$2=//p" "$1" | head -n1; }
 
 test_kernel() {
-	local k=$1 rel dir status out err token
+	local k=$1 rel dir status out err token slice
 	rel=$("$KERNELS" resolve "$k")
 	dir="$TMP/$k"
 	mkdir -p "$dir/out"
@@ -100,6 +107,16 @@ test_kernel() {
 	status=0
 	"$VMRUN" --kernel "$k" --timeout 300 -- sh -c 'exit 7' >"$dir/exit.out" 2>&1 || status=$?
 	check "$k: sh -c 'exit 7' exits 7" test "$status" -eq 7 || diag "$dir/exit.out"
+
+	# A given factor, so that nothing is measured here (bench/calibrate's job).
+	status=0
+	COSCHED_DILATION=2.5 "$VMRUN" --kernel "$k" --calibrated --timeout 300 -- sh -c "$SLICE" \
+		>"$dir/cal.out" 2>&1 || status=$?
+	check "$k: --calibrated exits 0 and exports COSCHED_DILATION=2.5" \
+		test "$status:$(fact "$dir/cal.out" dilation)" = 0:2.5 || diag "$dir/cal.out"
+	slice=$(fact "$out" slice)
+	check "$k: --calibrated scales the slice ($slice ns) by 2.5" \
+		test "$(fact "$dir/cal.out" slice)" = "$(awk -v s="$slice" 'BEGIN { printf "%.0f", s * 2.5 }')"
 }
 
 # Failure paths, on one kernel only: they test vmrun.sh, not the kernel.

@@ -13,6 +13,14 @@
 #                   default: a fresh temp dir, deleted at exit
 #   --env NAME      pass the host's $NAME into the guest (repeatable)
 #   --verbose       kernel console (loglevel 7) to stderr as it happens
+#   --calibrated    make the guest's time look like this host's: multiply the
+#                   scheduler's slice constants (debugfs sched/base_slice_ns;
+#                   6.1: latency_ns, min_granularity_ns, wakeup_granularity_ns)
+#                   by the guest's dilation factor and export it to CMD as
+#                   COSCHED_DILATION, with the module's time tunables scaled
+#                   alike as COSCHED_MODPARAMS (for insmod). The factor comes
+#                   from bench/calibrate (cached; measured first if absent),
+#                   or from $COSCHED_DILATION if set. Documentation/calibration.rst
 #
 # CMD runs as root in the host's $PWD (seen through 9p, read-only) with the
 # guest kernel's own modules in /lib/modules/<release>. Its stdout and stderr
@@ -49,6 +57,9 @@ TIMEOUT=600
 APPEND=
 OUTDIR=
 VERBOSE=0
+CALIBRATED=0
+DILATION=
+MODPARAMS=
 ENV_NAMES=()
 CMD=()
 TMP=
@@ -60,7 +71,7 @@ log() { echo "vmrun: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-	sed -n '4,24s/^# \{0,1\}//p' "$SELF" >&2
+	sed -n '4,32s/^# \{0,1\}//p' "$SELF" >&2
 	exit "${1:-2}"
 }
 
@@ -75,6 +86,7 @@ parse_args() {
 		--outdir) OUTDIR=${2:?--outdir needs a value}; shift 2 ;;
 		--env) ENV_NAMES+=("${2:?--env needs a value}"); shift 2 ;;
 		--verbose | -v) VERBOSE=1; shift ;;
+		--calibrated) CALIBRATED=1; shift ;;
 		-h | --help) usage 0 ;;
 		--) shift; CMD=("$@"); break ;;
 		*) log "unknown option '$1'"; usage ;;
@@ -297,11 +309,31 @@ write_ctl() {
 		for n in "${ENV_NAMES[@]}"; do
 			[[ -v "$n" ]] && echo "export $n=$(shq "${!n}")"
 		done
+		((CALIBRATED)) && calibrate_sh
 		echo "cd $(shq "$PWD") || exit 126"
 		printf 'exec'
 		for a in "${CMD[@]}"; do printf ' %s' "$(shq "$a")"; done
 		echo
 	} >"$ctl/run.sh"
+}
+
+# --calibrated: the guest's part of run.sh. Scale the slice constants that
+# exist on this kernel, then rewrite tunable_scaling as it is: that stores
+# the new values as the kernel's CPU-count-independent ones, so a CPU going
+# on or offline keeps them scaled instead of resetting them.
+calibrate_sh() {
+	echo "export COSCHED_DILATION=$(shq "$DILATION") COSCHED_MODPARAMS=$(shq "$MODPARAMS")"
+	cat <<'EOF'
+d=/sys/kernel/debug/sched n=0
+for f in base_slice_ns latency_ns min_granularity_ns wakeup_granularity_ns; do
+	[ -e $d/$f ] || continue
+	v=$(awk -v x="$COSCHED_DILATION" '{ printf "%.0f", $1 * x }' $d/$f) && echo "$v" >$d/$f ||
+		{ echo "vmrun: --calibrated: cannot scale $d/$f" >&2; exit 1; }
+	n=$((n + 1))
+done
+[ $n -gt 0 ] || { echo "vmrun: --calibrated: no slice constant in $d" >&2; exit 1; }
+s=$(cat $d/tunable_scaling) && echo "$s" >$d/tunable_scaling || exit 1
+EOF
 }
 
 # Copy a FIFO's contents to a file descriptor in the background. If that fd
@@ -483,6 +515,12 @@ main() {
 	kdir=$("$HERE/kernels.sh" image "$rel")
 	initrd=$(build_initramfs "$rel" "$kdir")
 	kernel=$(boot_kernel "$rel" "$kdir")
+	if ((CALIBRATED)); then
+		f=$("$HERE/../../bench/calibrate" --env --kernel "$rel" \
+			${COSCHED_DILATION:+--dilation "$COSCHED_DILATION"}) || die "--calibrated: no factor for $rel"
+		DILATION=$(sed -n 's/^COSCHED_DILATION=//p' <<<"$f")
+		MODPARAMS=$(sed -n 's/^COSCHED_MODPARAMS=//p' <<<"$f")
+	fi
 
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
@@ -528,7 +566,7 @@ main() {
 			status=3
 		fi
 	fi
-	log "$rel smp=$SMP exit=$status in ${elapsed}s"
+	log "$rel smp=$SMP${DILATION:+ dilation=$DILATION} exit=$status in ${elapsed}s"
 	return "$status"
 }
 

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * calibrate: the probe behind bench/calibrate.  Measures, on whatever
+ * kernel it runs (the host, or a guest under TCG), how fast this machine
+ * runs user-space computation, a cheap system call and a pipe round trip
+ * between two processes on one CPU and on two.  bench/calibrate runs it
+ * natively and in a guest and divides: the ratio of the compute row is
+ * the guest's dilation factor.
+ *
+ * Every row is timed over -r repeats of a fixed amount of work (after one
+ * repeat to warm up) and printed as one line:
+ *   <row> <unit> <median> <q1> <q3> <min> <max> <repeats>
+ * Nothing else runs meanwhile: the caller holds the guest lock.
+ *
+ * usage: calibrate [-r repeats] [-s scale]   (-s divides every batch)
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "timing.h"
+
+#define MAX_REPEATS 1000
+
+static int repeats = 11, scale = 1;
+static int cpu_a, cpu_b = -1;	/* the first two CPUs we may run on */
+static volatile uint64_t sink;	/* keeps the compute loops' results alive */
+
+/*
+ * The compute loops: each iteration depends on the one before, so the
+ * compiler can neither drop nor vectorise them.  int: xorshift; fp: a
+ * multiply-add chain (converges to 1.0, never denormal); mem: loads and
+ * stores in an L1-sized array; compute: all three in one loop, the row
+ * that gives the dilation factor.
+ */
+static uint64_t arr[2048];
+
+static void loop_int(long n)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	while (n--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	sink = x;
+}
+
+static void loop_fp(long n)
+{
+	double f = 0.5;
+
+	while (n--)
+		f = f * 0.999999 + 1e-6;
+	sink = (uint64_t)(f * 1e6);
+}
+
+static void loop_mem(long n)
+{
+	uint64_t i = 0, s = 1;
+
+	while (n--) {
+		s += arr[i];
+		arr[(i + 7) & 2047] = s;
+		i = (i + s) & 2047;
+	}
+	sink = s;
+}
+
+static void loop_compute(long n)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull, i = 0;
+	double f = 0.5;
+
+	while (n--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		f = f * 0.999999 + (double)(x >> 40) * 1e-18;
+		arr[i] += x;
+		i = (i + arr[(i + 1) & 2047]) & 2047;
+	}
+	sink = x + i + (uint64_t)(f * 1e6);
+}
+
+static void do_getppid(long n)
+{
+	while (n--)
+		sink += (uint64_t)getppid();
+}
+
+/* Pipe round trips: a child on @child_cpu echoes each byte it reads. */
+static int to_child[2], to_parent[2];
+static pid_t child;
+
+static int pipe_start(int child_cpu)
+{
+	char c;
+
+	if (pipe(to_child) || pipe(to_parent))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		if (pin_cpu(child_cpu))
+			_exit(1);
+		while (read(to_child[0], &c, 1) == 1)
+			if (write(to_parent[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	return 0;
+}
+
+static void pipe_trips(long n)
+{
+	char c = 'x';
+
+	while (n--) {
+		if (write(to_child[1], &c, 1) != 1 ||
+		    read(to_parent[0], &c, 1) != 1) {
+			perror("calibrate: pipe");
+			exit(1);
+		}
+	}
+}
+
+static void pipe_stop(void)
+{
+	close(to_child[1]);
+	close(to_parent[0]);
+	waitpid(child, NULL, 0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Time @fn(@n) -r times; print the time per unit of n (@unit: ns/.., us/..). */
+static void row(const char *name, const char *unit, void (*fn)(long), long n)
+{
+	double t[MAX_REPEATS], div = unit[0] == 'u' ? 1e3 : 1.0;
+	uint64_t t0;
+	int i;
+
+	n /= scale;
+	if (n < 1)
+		n = 1;
+	fn(n);			/* warm up: caches, page faults, frequency */
+	for (i = 0; i < repeats; i++) {
+		t0 = now_ns();
+		fn(n);
+		t[i] = (double)(now_ns() - t0) / (double)n / div;
+	}
+	qsort(t, (size_t)repeats, sizeof(t[0]), cmp_double);
+	printf("%s %s %.4f %.4f %.4f %.4f %.4f %d\n", name, unit,
+	       t[repeats / 2], t[repeats / 4], t[(3 * repeats) / 4],
+	       t[0], t[repeats - 1], repeats);
+	fflush(stdout);
+}
+
+static void pipe_row(const char *name, int cpu, long n)
+{
+	if (pipe_start(cpu)) {
+		perror("calibrate: pipe/fork");
+		exit(1);
+	}
+	row(name, "us/trip", pipe_trips, n);
+	pipe_stop();
+}
+
+int main(int argc, char **argv)
+{
+	cpu_set_t set;
+	int opt, c;
+
+	while ((opt = getopt(argc, argv, "r:s:")) != -1) {
+		switch (opt) {
+		case 'r': repeats = atoi(optarg); break;
+		case 's': scale = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale]\n");
+			return 2;
+		}
+	}
+	if (repeats < 3 || repeats > MAX_REPEATS || scale < 1) {
+		fprintf(stderr, "calibrate: -r 3-%d, -s >= 1\n", MAX_REPEATS);
+		return 2;
+	}
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	cpu_a = -1;
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		if (cpu_a < 0)
+			cpu_a = c;
+		else if (cpu_b < 0)
+			cpu_b = c;
+	}
+	if (pin_cpu(cpu_a)) {
+		perror("calibrate: pin");
+		return 1;
+	}
+	/* Batches of about 10-30 ms natively on this machine kind. */
+	row("compute", "ns/iter", loop_compute, 8000000);
+	row("compute-int", "ns/iter", loop_int, 20000000);
+	row("compute-fp", "ns/iter", loop_fp, 5000000);
+	row("compute-mem", "ns/iter", loop_mem, 10000000);
+	row("getppid", "ns/call", do_getppid, 100000);
+	pipe_row("pipe-same-cpu", cpu_a, 2000);
+	if (cpu_b >= 0)
+		pipe_row("pipe-cross-cpu", cpu_b, 300);
+	return 0;
+}
