@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Standalone run time and communication share of each workload, at each
 # rank count, under each MPI, over TCP on loopback (never shared memory):
-# the table in Documentation/workloads.rst, and the calibration aid for a
+# the table of Documentation/results/workloads/, and the calibration aid for a
 # new machine (-x "-s SIZE" tries another grain).
 #
 # usage: bench/workloads/measure.sh [-t seconds] [-r "2 4"] [-m "mpich openmpi"]
