@@ -13,11 +13,15 @@
 # that found the receiver off its CPU (see below).
 # A dcs/fifo row with budget_pct=100 is printed for diagnosis only.
 #
-# Each round starts by measuring how much of CPU 0's time the host takes
-# from the guest (build/tests/steal).  When the median round lost more
-# than STEAL_MAX percent, no latency in this guest means anything, and
-# the comparisons are reported as skipped, with the steal, rather than
-# failed: a busy host is not a broken policy.
+# While each round runs, the stall watch (build/tests/steal -w,
+# lib/stall.h) measures how long the guest's CPUs stood still because
+# the host did not run them.  A round whose worst CPU stood still more
+# than STALL_MAX percent of the time measured the host, not the policy:
+# the comparisons take the median over the other rounds only, and more
+# rounds are run (up to ROUNDS more, while EXTRA_S seconds allow) until
+# MIN_ROUNDS are clean.  With fewer clean rounds the comparisons are
+# reported as "# SKIP host too busy" with the stall, not failed: a busy
+# host is not a broken policy.
 #
 # offcpu_med: median over the arrivals that found the receiver off its CPU
 # (off%: their share); boost_ms: the longest single boost seen.
@@ -31,7 +35,9 @@ PERIOD=10000			# pb_period_us of the pb row
 SLACK_US=5000			# on top of two periods for pb's max
 S=/sys/kernel/cosched
 ROWS="local dcs-fifo dcs-nice pb dcs-fifo-budget100"
-STEAL_MAX=${STEAL_MAX:-5}	# % of CPU 0 the host may take (STEAL_MAX_PCT in check.h)
+STALL_MAX=${STALL_MAX:-5}	# % a CPU may stand still in a round (STALL_MAX_PCT in lib/stall.h)
+MIN_ROUNDS=${MIN_ROUNDS:-3}	# clean rounds needed to judge
+EXTRA_S=${EXTRA_S:-120}		# no extra round starts after this many seconds
 OUT=$(mktemp -d /tmp/latency.XXXXXX)
 PER=$(( (N + ROUNDS - 1) / ROUNDS ))
 . "$(dirname "$0")/lib/tap.sh"
@@ -63,9 +69,12 @@ pct() {
 }
 
 # Pooled median (us) of the arrivals that found the receiver off its CPU,
-# and their share of all arrivals: "median share".
+# and their share of all arrivals: "median share" (of the clean rounds'
+# arrivals with $2 = clean).
 offcpu() {
-	awk '$2 == 1 { print $1 }' "$OUT/$1.raw" | sort -n | awk -v all="$(wc -l < "$OUT/$1.raw")" '
+	f=$OUT/$1${2:+.$2}.raw
+	touch "$f"
+	awk '$2 == 1 { print $1 }' "$f" | sort -n | awk -v all="$(wc -l < "$f")" '
 		{ v[NR] = $1 } END {
 		printf "%.1f %.3f\n", NR ? v[int(0.5 * (NR - 1) + 1.5)] / 1000 : 0, all ? NR / all : 0
 	}'
@@ -78,14 +87,20 @@ agg() {
 			END { printf "%g\n", how == "max" ? m : (how == "mean" && n) ? s / n : s }'
 }
 
+lt() {		# a < b as numbers
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'
+}
+
+start=$(date +%s)
 r=1
-while [ $r -le $ROUNDS ]; do
-	steal=$("$BIN/steal" -c 0 -t 300)
-	echo "# round $r host steal on CPU 0: $steal"
-	echo "$steal" | sed -n 's/^stolen_pct=\([^ ]*\).*/\1/p' >> "$OUT/steal"
+clean=0
+while [ $r -le $ROUNDS ] || { [ $clean -lt "$MIN_ROUNDS" ] && [ $r -le $((2 * ROUNDS)) ] &&
+	[ $(( $(date +%s) - start )) -lt "$EXTRA_S" ]; }; do
+	"$BIN/steal" -w -o "$OUT/stall.now" &
+	watch=$!
 	for row in $ROWS; do
 		defaults
-		"$BIN/latency" -n $PER $(args_of $row) -o "$OUT/$row.raw" > "$OUT/run" 2>&1
+		"$BIN/latency" -n $PER $(args_of $row) -o "$OUT/$row.now" > "$OUT/run" 2>&1
 		rc=$?
 		grep '^latency:' "$OUT/run" >> "$OUT/$row.lines"
 		echo "# round $r $row: $(grep '^latency:' "$OUT/run" | cut -d' ' -f7-11,14)"
@@ -94,8 +109,30 @@ while [ $r -le $ROUNDS ]; do
 			echo "$row" >> "$OUT/failed"
 		fi
 	done
+	kill -TERM $watch
+	wait $watch
+	stall=$(cat "$OUT/stall.now")
+	pct=$(echo "$stall" | sed -n 's/^stall_pct=\([^ ]*\).*/\1/p')
+	echo "${pct:-100}" >> "$OUT/stall"
+	echo "$stall" >> "$OUT/stall.lines"
+	if lt "$STALL_MAX" "${pct:-100}"; then
+		echo 0 >> "$OUT/clean"
+		echo "# round $r: the host stalled the guest: $stall (not judged)"
+	else
+		echo 1 >> "$OUT/clean"
+		clean=$((clean + 1))
+		echo "# round $r: $stall"
+		for row in $ROWS; do
+			cat "$OUT/$row.now" >> "$OUT/$row.clean.raw" 2>/dev/null
+		done
+	fi
+	for row in $ROWS; do
+		cat "$OUT/$row.now" >> "$OUT/$row.raw" 2>/dev/null
+		rm -f "$OUT/$row.now"
+	done
 	r=$((r + 1))
 done
+rounds=$((r - 1))
 defaults
 
 for row in $ROWS; do
@@ -103,7 +140,7 @@ for row in $ROWS; do
 		"latency runs of $row passed (every arrival seen, fresh last_arrival_ns, boosts bounded)" "see the lines above"
 done
 
-echo "# arrival-to-on-CPU latency, $N samples each in $ROUNDS rounds, receiver + hog on CPU 0 ($(uname -r))"
+echo "# arrival-to-on-CPU latency, $PER samples a round in $rounds rounds, receiver + hog on CPU 0 ($(uname -r))"
 printf '# %-20s %10s %10s %10s %10s %6s %7s %7s %9s %9s %8s %8s\n' config median_us p90_us \
 	max_us offcpu_med off% hog_cpu boosts exhausted boost_ms p90/loc med/loc
 set -- $(pct local)
@@ -112,7 +149,8 @@ for row in $ROWS; do
 	set -- $(pct $row)
 	eval "med_$(echo $row | tr - _)=$1 p90_$(echo $row | tr - _)=$2 max_$(echo $row | tr - _)=$3"
 	off=$(offcpu $row)
-	eval "off_$(echo $row | tr - _)=${off% *}"
+	clean_off=$(offcpu $row clean)
+	eval "off_$(echo $row | tr - _)=${clean_off% *}"
 	awk -v r="$row" -v m="$1" -v p="$2" -v x="$3" -v h="$(agg $row hog_share mean)" \
 		-v om="${off% *}" -v of="${off#* }" \
 		-v b="$(agg $row boosts)" -v e="$(agg $row budget_exhausted)" \
@@ -122,11 +160,7 @@ for row in $ROWS; do
 	}'
 done
 
-lt() {		# a < b as numbers
-	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'
-}
-
-# Median over the rounds of a row's per-round value of a key, divided by
+# Median over the clean rounds of a row's per-round value of a key, divided by
 # local's value in the same round ("abs" instead: the row's own value).
 # A noisy host stalls the guest for tens or hundreds of ms now and then;
 # such a stall spoils one round of one row, not the median round.
@@ -136,25 +170,29 @@ per_round() {	# per_round <row> <key> [abs]
 		return match(line, " " key "=[^ ]*") ? \
 			substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) + 0 : 0
 	}
-	FNR == NR { l[FNR] = val($0); next }
-	{ v = val($0); r[++n] = abs ? v : (l[FNR] > 0 ? v / l[FNR] : 1e9) }
+	FNR == 1 { f++ }
+	f == 1 { c[FNR] = $1; next }
+	f == 2 { l[FNR] = val($0); next }
+	c[FNR] { v = val($0); r[++n] = abs ? v : (l[FNR] > 0 ? v / l[FNR] : 1e9) }
 	END {
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && r[j - 1] > r[j]; j--) {
 				t = r[j]; r[j] = r[j - 1]; r[j - 1] = t
 			}
 		printf "%.4f\n", n ? (n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2) : 1e9
-	}' "$OUT/local.lines" "$OUT/$1.lines"
+	}' "$OUT/clean" "$OUT/local.lines" "$OUT/$1.lines"
 }
 
-steal_med=$(sort -n "$OUT/steal" | awk '{ v[NR] = $1 }
-	END { print NR ? (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) : 0 }')
-echo "# host steal on CPU 0, median round: ${steal_med}% (comparisons skipped above ${STEAL_MAX}%)"
+# The stall over all rounds: the worst CPU's stood-still time summed.
+stall_sum=$(awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "=")
+		if (kv[1] == "stall_ms") ms += kv[2]; if (kv[1] == "secs") s += kv[2] } }
+	END { printf "stall %.0f ms in %.0f s", ms, s }' "$OUT/stall.lines")
+echo "# $clean of $rounds rounds clean (stall <= ${STALL_MAX}%); over all rounds: $stall_sum"
 # A comparison of latencies, or a skip when the host took too much.
 tap_timing() {	# tap_timing <1 if ok> <name> <why>
-	if lt "$STEAL_MAX" "$steal_med"; then
+	if [ $clean -lt "$MIN_ROUNDS" ]; then
 		num=$((num + 1))
-		echo "ok $num - $2 # SKIP the host took ${steal_med}% of CPU 0 (limit ${STEAL_MAX}%): $3"
+		echo "ok $num - $2 # SKIP host too busy ($stall_sum; $clean of $rounds rounds under ${STALL_MAX}%, $MIN_ROUNDS needed): $3"
 	else
 		tap "$@"
 	fi
@@ -166,7 +204,7 @@ pmax=$(per_round pb max_us abs)
 p90abs=$(per_round pb p90_us abs)
 lim=$((2 * PERIOD + SLACK_US))
 lim90=$((PERIOD + SLACK_US))
-echo "# per round, median over $ROUNDS rounds: dcs-fifo p90/local $d90;" \
+echo "# per round, median over $clean clean rounds: dcs-fifo p90/local $d90;" \
 	"pb p90/local $p90r, pb max ${pmax} us"
 tap_timing $(lt "$d90" 0.2 && echo 1 || echo 0) \
 	"dcs/fifo p90 at least 5x lower than local (median round)" \
@@ -177,7 +215,7 @@ tap_timing $(lt "$d90" 0.2 && echo 1 || echo 0) \
 # a boost can change.
 tap_timing $(lt "$off_dcs_fifo" "$off_local" && echo 1 || echo 0) \
 	"dcs/fifo median lower than local (arrivals that found the receiver off its CPU)" \
-	"dcs $off_dcs_fifo us, local $off_local us (all arrivals: dcs $med_dcs_fifo us, local $lmed us)"
+	"dcs $off_dcs_fifo us, local $off_local us in the clean rounds (all arrivals of all rounds: dcs $med_dcs_fifo us, local $lmed us)"
 tap $([ "$(agg dcs-fifo boosts)" -gt 0 ] && echo 1 || echo 0) \
 	"dcs/fifo boosted the receiver" "no boosts"
 # PB bounds the wait by its period; it need not beat local's p90, which

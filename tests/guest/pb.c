@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "stall.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -167,16 +168,19 @@ static void test_pb_period(void)
 {
 	const u64 period = 10000, n = 40;
 	struct pb_run local, pb;
-
-	double steal;
+	struct stall_watch *w;
+	char stall[160];
+	bool busy;
 
 	sysfs_set_u64("pb_period_us", period);
-	steal = host_steal_pct(0, 300, 500, NULL);
+	w = stall_watch_start();
 	pb_measure("local", JOB + 1, n, &local);
 	pb_measure("pb", JOB + 5, n, &pb);
-	steal = (steal + host_steal_pct(0, 300, 500, NULL)) / 2;
-	t_diag("pb: the host took %.1f%% of CPU 0 (mean of before and after)",
-	       steal);
+	stall_watch_stop(w);
+	busy = stall_too_busy(w, STALL_MAX_PCT);
+	stall_describe(w, stall, sizeof(stall));
+	stall_watch_free(w);
+	t_diag("pb: while local and pb ran: %s", stall);
 
 	expect_eq(pb.got, n, "pb: the nice-19 receiver saw every message within 2 s");
 	check_boost_bounded(&pb.bw, "pb");
@@ -185,11 +189,10 @@ static void test_pb_period(void)
 	    (unsigned long long)pb.got);
 	expect_eq(local.st.boosts, 0, "pb: local boosted nothing");
 	/* local may not even see all its messages within 2 s each. */
-	if (steal > STEAL_MAX_PCT)
+	if (busy)
 		t_skip("pb: median arrival-to-seen below local's in the same run",
-		       "the host took %.1f%% of CPU 0 (limit %.0f%%): pb %.1f us, "
-		       "local %.1f us", steal, STEAL_MAX_PCT, pb.median / 1e3,
-		       local.median / 1e3);
+		       "host too busy (%s; limit %.0f%%): pb %.1f us, local %.1f us",
+		       stall, STALL_MAX_PCT, pb.median / 1e3, local.median / 1e3);
 	else
 		okf(pb.got && (local.got < n || pb.median < local.median),
 		    "pb: median arrival-to-seen below local's in the same run",
@@ -360,7 +363,9 @@ static void test_many_endpoints(void)
 	pid_t worker = worker_pid(), hog, rp;
 	u64 max_eps = sysfs_u64("user_max_endpoints");
 	u64 ring_kb = sysfs_u64("ring_kb");
-	double steal, pct;
+	struct stall_watch *w;
+	char stall[160];
+	double pct;
 	u64 t0, t1;
 	int fd, made;
 
@@ -378,11 +383,12 @@ static void test_many_endpoints(void)
 	fd = dev_open();
 	rp = start_receiver(r, fd, job, 0, false);	/* the newest slot */
 	doorbell(fd, job, 0, 1);
-	steal = host_steal_pct(1, 300, 500, NULL);
 	ep_stats(fd, &s0);
+	w = stall_watch_start();
 	t0 = task_cpu_ns(worker);
 	sleep_ns(run_ms * 1000000);
 	t1 = task_cpu_ns(worker);
+	stall_watch_stop(w);
 	ep_stats(fd, &s1);
 	policy_set("local");
 	stop_receiver(r, rp);
@@ -393,18 +399,20 @@ static void test_many_endpoints(void)
 	sysfs_set_u64("user_max_endpoints", max_eps);
 
 	pct = (double)(t1 - t0) / (run_ms * 1e6) * 100;
+	stall_describe(w, stall, sizeof(stall));
 	t_diag("many: %d idle endpoints, worker on CPU %.1f%% of %llu ms, "
-	       "the pending endpoint boosted %llu times, host steal %.1f%%",
+	       "the pending endpoint boosted %llu times; %s",
 	       made, pct, (unsigned long long)run_ms,
-	       (unsigned long long)(s1.boosts - s0.boosts), steal);
+	       (unsigned long long)(s1.boosts - s0.boosts), stall);
 	ok(s1.boosts > s0.boosts,
 	   "many: the endpoint made after thousands of idle ones is boosted");
-	if (steal > WORKER_STEAL_MAX_PCT)
-		t_skip("many: the worker's CPU share", "host steals %.1f%% > %.0f%%",
-		       steal, WORKER_STEAL_MAX_PCT);
+	if (stall_too_busy(w, WORKER_STEAL_MAX_PCT))
+		t_skip("many: the worker's CPU share", "host too busy (%s; limit %.0f%%)",
+		       stall, WORKER_STEAL_MAX_PCT);
 	else
 		okf(pct < WORKER_MAX_PCT, "many: the examiner's share of a CPU stays small",
 		    "%.1f%% >= %d%%", pct, WORKER_MAX_PCT);
+	stall_watch_free(w);
 }
 
 static void test_turns_after_partial_walks(void)
