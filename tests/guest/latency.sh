@@ -13,10 +13,11 @@
 # that found the receiver off its CPU (see below).
 # A dcs/fifo row with budget_pct=100 is printed for diagnosis only.
 #
-# While each round runs, the stall watch (build/tests/steal -w,
-# lib/stall.h) measures how long the guest's CPUs stood still because
-# the host did not run them.  A round whose worst CPU stood still more
-# than STALL_MAX percent of the time measured the host, not the policy:
+# While each run measures, the stall watch (lib/stall.h; latency prints
+# its stall_* keys) measures how long the guest's CPUs stood still
+# because the host did not run them.  A round in which a row's worst CPU
+# stood still more than STALL_MAX percent of the time measured the host,
+# not the policy:
 # the comparisons take the median over the other rounds only, and more
 # rounds are run (up to ROUNDS more, while EXTRA_S seconds allow) until
 # MIN_ROUNDS are clean.  With fewer clean rounds the comparisons are
@@ -96,24 +97,34 @@ r=1
 clean=0
 while [ $r -le $ROUNDS ] || { [ $clean -lt "$MIN_ROUNDS" ] && [ $r -le $((2 * ROUNDS)) ] &&
 	[ $(( $(date +%s) - start )) -lt "$EXTRA_S" ]; }; do
-	"$BIN/steal" -w -o "$OUT/stall.now" &
-	watch=$!
+	: > "$OUT/stall.now"
 	for row in $ROWS; do
 		defaults
 		"$BIN/latency" -n $PER $(args_of $row) -o "$OUT/$row.now" > "$OUT/run" 2>&1
 		rc=$?
-		grep '^latency:' "$OUT/run" >> "$OUT/$row.lines"
+		# One line per round and row, so that rounds line up (a run
+		# that printed none makes its round not clean, below).
+		grep '^latency:' "$OUT/run" >> "$OUT/$row.lines" || echo "latency: none" >> "$OUT/$row.lines"
+		grep '^latency:' "$OUT/run" | tr ' ' '\n' | grep -E '^(stall_|longest_stall_)' | tr '\n' ' ' >> "$OUT/stall.now"
+		echo >> "$OUT/stall.now"
 		echo "# round $r $row: $(grep '^latency:' "$OUT/run" | cut -d' ' -f7-11,14)"
 		if [ $rc != 0 ]; then
 			grep '^not ok' "$OUT/run" | sed 's/^/#   /'
 			echo "$row" >> "$OUT/failed"
 		fi
 	done
-	kill -TERM $watch
-	wait $watch
-	stall=$(cat "$OUT/stall.now")
+	# The round's stall: its worst row's share, all rows' time summed
+	# (a row that printed no line counts as stalled throughout).
+	stall=$(awk -v rows="$(echo $ROWS | wc -w)" '{ for (i = 1; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "stall_pct" && kv[2] + 0 > p) p = kv[2] + 0
+			if (kv[1] == "stall_ms") ms += kv[2]
+			if (kv[1] == "stall_secs") s += kv[2]
+			if (kv[1] == "longest_stall_ms" && kv[2] + 0 > l) l = kv[2] + 0
+			if (kv[1] == "stall_pct") n++ } }
+		END { if (n < rows) p = 100
+			printf "stall_pct=%.1f stall_ms=%.0f secs=%.1f longest_ms=%.1f\n", p, ms, s, l }' "$OUT/stall.now")
 	pct=$(echo "$stall" | sed -n 's/^stall_pct=\([^ ]*\).*/\1/p')
-	echo "${pct:-100}" >> "$OUT/stall"
 	echo "$stall" >> "$OUT/stall.lines"
 	if lt "$STALL_MAX" "${pct:-100}"; then
 		echo 0 >> "$OUT/clean"

@@ -143,6 +143,16 @@ double stall_ms(const struct stall_watch *w)
 	return stall_pct(w, NULL) / 100 * stall_secs(w) * 1e3;
 }
 
+uint64_t stall_longest_ns(const struct stall_watch *w)
+{
+	uint64_t max = 0;
+
+	for (int i = 0; i < w->ncpu; i++)
+		if (w->cpu[i].max_late_ns > max)
+			max = w->cpu[i].max_late_ns;
+	return max;
+}
+
 bool stall_too_busy(const struct stall_watch *w, double max_pct)
 {
 	return stall_pct(w, NULL) > max_pct;

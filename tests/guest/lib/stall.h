@@ -50,6 +50,8 @@ double stall_pct(const struct stall_watch *w, int *cpu);
 /* Milliseconds the worst CPU stood still, and the seconds watched. */
 double stall_ms(const struct stall_watch *w);
 double stall_secs(const struct stall_watch *w);
+/* The longest single stall seen on any CPU, in ns. */
+uint64_t stall_longest_ns(const struct stall_watch *w);
 /* stall_pct() > max_pct: the measurement says more of the host than of
  * the guest. */
 bool stall_too_busy(const struct stall_watch *w, double max_pct);
