@@ -4,9 +4,15 @@
  * to SCHED_FIFO for at most boost_us, paid in advance from four budgets
  * per window (the job's and the user's on the host, the CPU's, the
  * host's), the unused part given back when a boost ends early; DCS's
- * two rules; the periodic examiner; the spin-yield action.
+ * two rules; the periodic examiner, aligned or not; the spin-yield
+ * action.
  */
+#include <linux/cosched.h>	/* cosched_pba_rank(): pick as the module */
+
 #include "sim.h"
+
+/* kernel/pb.c: a pba boost ends 1/32 of the period before the boundary. */
+#define PB_SHARE 32
 
 static sim_ns window_ns(const struct world *w)
 {
@@ -38,14 +44,15 @@ static struct four budgets(struct world *w, struct task *t)
 				&w->cpus[t->cpu].budget, &h->global } };
 }
 
-void boost_request(struct world *w, struct task *t)
+/* A boost of at most WANT, if the budgets have room (cosched_boost_for). */
+void boost_request_len(struct world *w, struct task *t, sim_ns want)
 {
 	const struct params *p = w->p;
 	struct four f = budgets(w, t);
-	sim_ns len = US(p->boost_us), r[4];
+	sim_ns len = want, r[4];
 	int i;
 
-	if (t->state == T_DONE || t->fifo || t->boost_pending)
+	if (want <= 0 || t->state == T_DONE || t->fifo || t->boost_pending)
 		return;
 	r[0] = room(w, f.b[0], p->budget_pct, 1);
 	r[1] = room(w, f.b[1], p->user_budget_pct, 1);
@@ -65,6 +72,11 @@ void boost_request(struct world *w, struct task *t)
 	t->boost_pending = 1;
 	evq_push(&w->q, w->now + US(p->boost_latency_us), EV_BOOST_START,
 		 t->id, 0, ++t->boost_gen);
+}
+
+void boost_request(struct world *w, struct task *t)
+{
+	boost_request_len(w, t, US(w->p->boost_us));
 }
 
 static void refund(struct world *w, struct task *t, sim_ns unused)
@@ -145,29 +157,83 @@ static int blocked(const struct task *t)
 	return t->state == T_BLOCKED || t->state == T_WAKING;
 }
 
-/* kernel/pb.c: per CPU, the first pending endpoint after the cursor. */
+/* HOST's CLOCK_REALTIME now: the true time plus the host's offset. */
+static sim_ns realtime(const struct world *w, int host)
+{
+	return w->epoch + w->now + w->hosts[host].clock_off;
+}
+
+/*
+ * When HOST's examiner fires next: pb one period after now, at its own
+ * phase; pba at the next boundary of a period of its CLOCK_REALTIME.
+ */
+sim_ns pb_next(struct world *w, int host)
+{
+	sim_ns period = US(w->p->pb_period_us);
+
+	if (w->pol->pick != PB_ALIGNED)
+		return w->now + period;
+	return w->now + period - realtime(w, host) % period;
+}
+
+/*
+ * The examiner's order among a CPU's candidates, lowest first; K is the
+ * slot, CURSOR the slot boosted last.  pba: the job's rank for the period
+ * in the high half (any endpoint, pending or not), then round robin.
+ */
+static uint64_t pb_key(struct world *w, const struct task *t, int k,
+		       int cursor, int64_t period_nr)
+{
+	uint64_t after = k > cursor ? 0 : 1;
+	uint32_t uid = w->p->jobs_share_user ? 0 : 1000 + t->job;
+
+	switch (w->pol->pick) {
+	case PB_NEWEST:
+		return (uint64_t)(INT64_MAX - t->last_arrival);
+	case PB_BLOCKED:
+		return after + (blocked(t) ? 0 : 2);
+	case PB_ALIGNED:
+		return (cosched_pba_rank(t->job + 1, uid, period_nr) &
+			~(uint64_t)UINT32_MAX) | (uint32_t)(k - cursor - 1);
+	default:
+		return after;
+	}
+}
+
+/* pba's boost: boost_us, ending 1/32 of the period before the boundary. */
+static sim_ns pb_boost_len(struct world *w, int host, int64_t period_nr)
+{
+	sim_ns want = US(w->p->boost_us), period = US(w->p->pb_period_us);
+	sim_ns end = (period_nr + 1) * period - period / PB_SHARE;
+	sim_ns now = realtime(w, host);
+
+	if (w->pol->pick != PB_ALIGNED)
+		return want;
+	return end > now ? (end - now < want ? end - now : want) : 0;
+}
+
+/* kernel/pb.c: per CPU, the candidate with the lowest pb_key(). */
 void pb_examine(struct world *w, int host)
 {
 	int first = host * w->cpus_per_host, i, k;
+	int aligned = w->pol->pick == PB_ALIGNED;
+	int64_t nr = realtime(w, host) / US(w->p->pb_period_us);
 
+	w->hosts[host].pba_period = nr;
 	for (i = first; i < first + w->cpus_per_host && i < w->nodes; i++) {
 		struct cpu *c = &w->cpus[i];
 		struct task *best = NULL;
-		long best_key = 0;
+		uint64_t best_key = 0;
 		int best_slot = -1;
 
 		for (k = 0; k < c->nall; k++) {
 			struct task *t = c->all[k];
-			long key;
+			uint64_t key;
 
-			if (t->state == T_DONE || !pending(t) ||
-			    w->jobs[t->job].competitor)
+			if (t->state == T_DONE || w->jobs[t->job].competitor ||
+			    (!aligned && !pending(t)))
 				continue;
-			key = k > c->pb_cursor ? 0 : 1;
-			if (w->pol->pick == PB_NEWEST)
-				key = -t->last_arrival;
-			else if (w->pol->pick == PB_BLOCKED)
-				key += blocked(t) ? 0 : 2;
+			key = pb_key(w, t, k, c->pb_cursor, nr);
 			if (!best || key < best_key) {
 				best = t;
 				best_key = key;
@@ -176,7 +242,7 @@ void pb_examine(struct world *w, int host)
 		}
 		if (best) {
 			c->pb_cursor = best_slot;
-			boost_request(w, best);
+			boost_request_len(w, best, pb_boost_len(w, host, nr));
 		}
 	}
 }

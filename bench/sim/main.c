@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		rc = sweep(&p, mixdir, kernel, mixes,
-			   pols ? pols : "local,sb,sy,dcs,dcs-sb,dcs-sy,pb,pbt,pb-sb,pb-sy,busy-poll,mpi-yield,gang",
+			   pols ? pols : "local,sb,sy,dcs,dcs-sb,dcs-sy,pb,pbt,pb-sb,pb-sy,pba,pba-sb,pba-sy,busy-poll,mpi-yield,gang",
 			   nodelist, seconds, seeds, out);
 		if (out != stdout)
 			fclose(out);

@@ -32,7 +32,7 @@ static const struct {
 	P("cpu_budget_pct", cpu_budget_pct),
 	P("global_budget_pct", global_budget_pct),
 	P("budget_window_ms", budget_window_ms),
-	P("jobs_share_user", jobs_share_user),
+	P("jobs_share_user", jobs_share_user), P("skew_us", skew_us),
 	P("gang_slice_ms", gang_slice_ms), P("gang_switch_us", gang_switch_us),
 	P("life_hi_s", life_hi_s), P("life_hi_iters", life_hi_iters),
 	P("life_hi_comm", life_hi_comm), P("life_hi_side", life_hi_side),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The columns the simulator runs: the module's ten policies (thesis
- * Table 6.1, include/uapi/linux/cosched.h) waiting through the MPI glue,
+ * The columns the simulator runs: the module's policies (thesis Table 6.1
+ * and the aligned pba*, include/uapi/linux/cosched.h) waiting through the
+ * MPI glue,
  * and the baselines of bench/run-mix, which wait in plain MPI.
  */
 #include <string.h>
@@ -19,6 +20,9 @@ const struct policy policies[] = {
 	{ "pbt",       W_POLL,  A_PB,   PB_NEWEST,  1, 0 },
 	{ "pb-sb",     W_SB,    A_PB,   PB_BLOCKED, 1, 0 },
 	{ "pb-sy",     W_SY,    A_PB,   PB_RR,      1, 0 },
+	{ "pba",       W_POLL,  A_PB,   PB_ALIGNED, 1, 0 },
+	{ "pba-sb",    W_SB,    A_PB,   PB_ALIGNED, 1, 0 },
+	{ "pba-sy",    W_SY,    A_PB,   PB_ALIGNED, 1, 0 },
 	{ "busy-poll", W_POLL,  A_NONE, PB_RR,      0, 0 },
 	{ "mpi-yield", W_YIELD, A_NONE, PB_RR,      0, 0 },
 	{ "gang",      W_POLL,  A_NONE, PB_RR,      0, 1 },

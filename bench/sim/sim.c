@@ -73,7 +73,7 @@ static void dispatch(struct world *w, const struct event *e)
 		return;
 	case EV_PB:
 		pb_examine(w, e->a);
-		evq_push(&w->q, e->t + US(w->p->pb_period_us), EV_PB, e->a, 0, 0);
+		evq_push(&w->q, pb_next(w, e->a), EV_PB, e->a, 0, 0);
 		return;
 	case EV_STALL:
 		c = &w->cpus[e->a];
@@ -105,6 +105,23 @@ static void world_free(struct world *w)
 	free(w->hosts);
 	free(w->tasks);
 	evq_free(&w->q);
+}
+
+/*
+ * The hosts' CLOCK_REALTIME (pba): a seeded epoch within a day, and each
+ * host's offset uniform in [-skew_us/2, skew_us/2].  Its own stream, so
+ * that the skew changes nothing else a seed draws.
+ */
+static void clocks(struct world *w, uint64_t seed)
+{
+	struct rng r;
+	int i;
+
+	rng_seed(&r, seed ^ 0xc10c5ULL);
+	w->epoch = SEC(1.8e9) + (sim_ns)(rng_unit(&r) * SEC(86400));
+	for (i = 0; i < w->nhosts; i++)
+		w->hosts[i].clock_off = (sim_ns)((rng_unit(&r) - 0.5) *
+						 US(w->p->skew_us));
 }
 
 static int world_build(struct world *w, const struct params *p,
@@ -151,6 +168,7 @@ static int world_build(struct world *w, const struct params *p,
 	evq_init(&w->q);
 	for (i = 0; i < w->nhosts; i++)
 		w->hosts[i].pb_phase = (sim_ns)(rng_unit(&w->rng) * tick);
+	clocks(w, cfg->seed);
 	for (i = 0; i < w->nodes; i++) {
 		w->cpus[i].id = i;
 		w->cpus[i].host = i / w->cpus_per_host;
@@ -194,10 +212,15 @@ int sim_init(struct world *w, const struct params *p,
 		evq_push(&w->q, w->hosts[w->cpus[i].host].pb_phase + tick,
 			 EV_TICK, i, 0, 0);
 	if (w->pol->arrival == A_PB)
-		for (i = 0; i < w->nhosts; i++)
-			evq_push(&w->q, (sim_ns)(rng_unit(&w->rng) *
-						 US(p->pb_period_us)),
-				 EV_PB, i, 0, 0);
+		for (i = 0; i < w->nhosts; i++) {
+			/* pb: the host's own phase; pba: its clock's */
+			sim_ns at = (sim_ns)(rng_unit(&w->rng) *
+					     US(p->pb_period_us));
+
+			if (w->pol->pick == PB_ALIGNED)
+				at = pb_next(w, i);
+			evq_push(&w->q, at, EV_PB, i, 0, 0);
+		}
 	if (w->pol->gang)
 		gang_init(w);
 	for (i = 0; i < w->nodes; i++)

@@ -72,6 +72,7 @@ struct params {
 	double spin_us, pb_period_us, boost_us, boost_latency_us;
 	double budget_pct, user_budget_pct, cpu_budget_pct, global_budget_pct;
 	double budget_window_ms, jobs_share_user;
+	double skew_us;		/* pba: spread of the hosts' clock offsets */
 	/* gang baseline */
 	double gang_slice_ms, gang_switch_us;
 	/* workloads: standalone measurements and shapes */
@@ -149,7 +150,7 @@ long job_len(const struct job *j);
 /* ---- policy table (policy.c) ---- */
 enum wait_mode { W_POLL, W_SB, W_SY, W_YIELD };
 enum on_arrival { A_NONE, A_DCS, A_PB };
-enum pb_pick { PB_RR, PB_NEWEST, PB_BLOCKED };
+enum pb_pick { PB_RR, PB_NEWEST, PB_BLOCKED, PB_ALIGNED };
 
 struct policy {
 	const char *name;
@@ -225,6 +226,8 @@ struct cpu {
 struct host {
 	struct budget job[MAX_JOBS], user[MAX_JOBS], global;
 	sim_ns pb_phase;
+	sim_ns clock_off;	/* its CLOCK_REALTIME minus the true time */
+	int64_t pba_period;	/* the period its pba examiner fired for */
 };
 
 struct counters {
@@ -245,6 +248,7 @@ struct world {
 	struct eventq q;
 	struct rng rng;
 	sim_ns now, limit;
+	sim_ns epoch;		/* CLOCK_REALTIME at simulated time 0 */
 	int mpi_left;
 	int gang_cur;
 	uint32_t gang_gen;
@@ -274,11 +278,13 @@ int msg_avail(const struct task *t, int src);
 
 /* boost.c: boosts, budgets, the arrival side of the policies, PB */
 void boost_request(struct world *w, struct task *t);
+void boost_request_len(struct world *w, struct task *t, sim_ns want);
 void boost_start(struct world *w, struct task *t, uint32_t gen);
 void boost_stop(struct world *w, struct task *t, int resched);
 void policy_on_arrival(struct world *w, struct task *t);
 void policy_on_preempt(struct world *w, struct task *t);
 void pb_examine(struct world *w, int host);
+sim_ns pb_next(struct world *w, int host);
 void sy_yield(struct world *w, struct task *t);
 
 /* gang.c */
