@@ -41,7 +41,7 @@ static void __attribute__((noreturn)) watch_cpu(struct stall_watch *w, int cpu)
 	if (sched_setaffinity(0, sizeof(set), &set) ||
 	    sched_setscheduler(0, SCHED_FIFO, &sp))
 		_exit(1);
-	next = mono_ns() + STALL_PERIOD_US * 1000ull;
+	next = mono_ns() + w->period_ns;
 	while (!LD(w->stop)) {
 		ts.tv_sec = next / 1000000000ull;
 		ts.tv_nsec = next % 1000000000ull;
@@ -58,7 +58,7 @@ static void __attribute__((noreturn)) watch_cpu(struct stall_watch *w, int cpu)
 			ST(c->late, c->late + 1);
 		if (late > c->max_late_ns)
 			ST(c->max_late_ns, late);
-		next += STALL_PERIOD_US * 1000ull;
+		next += w->period_ns;
 	}
 	_exit(0);
 }
@@ -75,6 +75,11 @@ struct stall_watch *stall_watch_start(void)
 		exit(2);
 	}
 	memset(w, 0, sizeof(*w));
+	w->period_ns = STALL_PERIOD_US * 1000ull;
+	if (getenv("COSCHED_STALL_PERIOD_US"))
+		w->period_ns = strtoull(getenv("COSCHED_STALL_PERIOD_US"), NULL, 10) * 1000;
+	if (w->period_ns < 1000000)
+		w->period_ns = 1000000;
 	w->ncpu = n < STALL_MAX_CPUS ? n : STALL_MAX_CPUS;
 	fflush(NULL);
 	for (int i = 0; i < w->ncpu; i++) {

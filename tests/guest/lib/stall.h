@@ -13,7 +13,7 @@
  * vCPU stopped.  Late deadlines / all deadlines estimates the share of
  * the watched time the CPU stood still (stalls shorter than
  * STALL_LATE_US are not counted).  It sleeps, so it costs the
- * measurement a few short wake-ups per CPU and millisecond, not a CPU.
+ * measurement one short wake-up per CPU and period, not a CPU.
  */
 #ifndef COSCHED_TEST_STALL_H
 #define COSCHED_TEST_STALL_H
@@ -23,7 +23,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STALL_PERIOD_US	2000
+/*
+ * Each wake-up of a watcher makes its CPU pick its next task anew, which
+ * can end a running task's turn early: every 10 ms that happens less
+ * often than the tick (4 ms) looks.  $COSCHED_STALL_PERIOD_US overrides
+ * it (at least 1000).
+ */
+#define STALL_PERIOD_US	10000
 #define STALL_LATE_US	1000
 /* A measurement with a CPU stalled longer than this is not judged. */
 #define STALL_MAX_PCT	5.0
@@ -36,7 +42,7 @@ struct stall_cpu {
 
 struct stall_watch {
 	int ncpu, stop;
-	uint64_t start_ns, end_ns;
+	uint64_t period_ns, start_ns, end_ns;
 	struct stall_cpu cpu[STALL_MAX_CPUS];
 };
 
