@@ -26,16 +26,23 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static void wake(int sig)
+{
+	(void)sig;
+}
+
 static void __attribute__((noreturn)) watch_cpu(struct stall_watch *w, int cpu)
 {
 	struct sched_param sp = { .sched_priority = 99 };
 	struct stall_cpu *c = &w->cpu[cpu];
 	uint64_t next, t, late;
+	struct sigaction sa = { .sa_handler = wake };
 	struct timespec ts;
 	cpu_set_t set;
 
 	/* A test that bails out must not leave FIFO 99 processes behind. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigaction(SIGUSR1, &sa, NULL);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) ||
@@ -45,8 +52,8 @@ static void __attribute__((noreturn)) watch_cpu(struct stall_watch *w, int cpu)
 	while (!LD(w->stop)) {
 		ts.tv_sec = next / 1000000000ull;
 		ts.tv_nsec = next % 1000000000ull;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			continue;	/* stall_watch_stop(), or a stray signal */
 		t = mono_ns();
 		late = t > next ? t - next : 0;
 		/*
@@ -103,11 +110,17 @@ void stall_watch_stop(struct stall_watch *w)
 
 	w->end_ns = mono_ns();
 	ST(w->stop, 1);
+	for (int i = 0; i < w->ncpu; i++)
+		kill(w->cpu[i].pid, SIGUSR1);
 	for (int i = 0; i < w->ncpu; i++) {
 		while (waitpid(w->cpu[i].pid, &st, 0) < 0 && errno == EINTR)
 			;
-		/* Not pinned or not FIFO (no root): it measured nothing. */
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
+		/*
+		 * Not pinned or not FIFO (no root): it measured nothing.  Killed
+		 * by the wake-up signal: stopped before it could catch it.
+		 */
+		if ((!WIFEXITED(st) || WEXITSTATUS(st)) &&
+		    !(WIFSIGNALED(st) && WTERMSIG(st) == SIGUSR1))
 			w->cpu[i].deadlines = 0;
 	}
 }
