@@ -89,7 +89,8 @@ bench-mix: bench-mix-build
 		mkdir -p $(MIX_OUT)/$$k; \
 		flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel $$k --smp 2 \
 			--timeout $(MIX_TIMEOUT) --outdir $(MIX_OUT)/$$k -- \
-			bench/run-mix -p $(MIX_COLUMNS) -r $(MIX_REPEATS) $(MIX_ARGS) $(MIXES); \
+			bench/run-mix -p $(MIX_COLUMNS) -r $(MIX_REPEATS) \
+			--sweeps-after $$(($(words $(MIX_KERNELS)) - n)) $(MIX_ARGS) $(MIXES); \
 	done; \
 	for k in $(MIX_KERNELS); do \
 		bench/report --title "cosched: workload mixes, kernel $$k" $(MIX_OUT)/$$k/mix-results; \

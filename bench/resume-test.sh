@@ -8,7 +8,8 @@
 #   - the progress line counts cells and gives an ETA;
 #   - a cell file cut short is removed and that cell alone is run again;
 #   - the same directory under another -t is refused, nothing run;
-#   - bench/report reads the result.
+#   - bench/report reads the result;
+#   - the ETA's arithmetic (this run's cells only), on a made-up clock.
 # bench/mix-smoke.sh runs it (make check's "mix bench smoke").  Prints
 # "ok"/"not ok" lines and "N passed, N failed".  KEEP=1 keeps (and names)
 # its directory.
@@ -104,6 +105,27 @@ if bench/report -o "$t/report" "$r" 2>&1 | grep -Eq '^\| mix12 \|.*x[0-9.]+.*\|.
 	ok "bench/report prints mix12's row"
 else
 	nok "bench/report on the resumed directory"
+fi
+# 6. The ETA's arithmetic, on a made-up clock: 4 of 10 cells on disk, this
+# run does two of 60 s each: 4 left at 60 s, and a later sweep of 10.
+got=$(python3 - <<'PY'
+import io, sys
+sys.path.insert(0, "bench")
+from runner.progress import Progress
+now = [0.0]
+out = io.StringIO()
+p = Progress("mix-results 6.12", 10, 4, sweeps_after=1, clock=lambda: now[0], out=out)
+for t in (90.0, 150.0):
+    now[0] = t
+    p.cell_done(60.0)
+print(out.getvalue().splitlines()[-1])
+PY
+)
+want='mix-results 6.12: 6/10 cells, 2m30s elapsed, ETA 4m00s (mean 1m00s per cell, this run), then 1 more sweep(s): up to 10m00s'
+if [ "$got" = "$want" ]; then
+	ok "the ETA counts this run's cells only"
+else
+	nok "progress line: got '$got'"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

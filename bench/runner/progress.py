@@ -19,9 +19,10 @@ def duration(s):
 
 
 class Progress:
-    def __init__(self, label, total, already, t0=None, clock=time.monotonic,
-                 out=None):
+    def __init__(self, label, total, already, t0=None, sweeps_after=0,
+                 clock=time.monotonic, out=None):
         self.label = label
+        self.sweeps_after = sweeps_after    # as many cells each, to come
         self.total = total
         self.finished = already     # cells with a result, this run or before
         self.ran = 0                # cells this run has done
@@ -48,4 +49,9 @@ class Progress:
         mean = self.cell_s / self.ran
         left = self.total - self.finished
         eta = "done" if left <= 0 else f"ETA {duration(mean * left)}"
-        return f"{head}, {eta} (mean {duration(mean)} per cell, this run)"
+        line = f"{head}, {eta} (mean {duration(mean)} per cell, this run)"
+        if self.sweeps_after:
+            # Their cells may be on disk already: an upper bound.
+            later = mean * self.total * self.sweeps_after
+            line += f", then {self.sweeps_after} more sweep(s): up to {duration(later)}"
+        return line

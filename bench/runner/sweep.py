@@ -86,7 +86,8 @@ class Sweep:
         if len(todo) < len(cells):
             log(f"run-mix: resuming: {len(cells) - len(todo)} of {len(cells)} runs "
                 f"already in {self.res.runs.path}")
-        prog = Progress(label, len(cells), len(cells) - len(todo), t0=self.t0)
+        prog = Progress(label, len(cells), len(cells) - len(todo), t0=self.t0,
+                        sweeps_after=self.o.sweeps_after)
         prog.show()
         for n, (mix, rep, col) in enumerate(todo, 1):
             t = time.monotonic()
