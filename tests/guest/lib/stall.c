@@ -42,6 +42,8 @@ static void __attribute__((noreturn)) watch_cpu(struct stall_watch *w, int cpu)
 
 	/* A test that bails out must not leave FIFO 99 processes behind. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Nor may a watcher hold the test's endpoints and sockets open. */
+	close_range(3, ~0U, 0);
 	sigaction(SIGUSR1, &sa, NULL);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
