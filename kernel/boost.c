@@ -6,7 +6,7 @@
  * "Boost to the top priority level" (thesis 6.1.3) maps to SCHED_FIFO
  * priority 1 (boost_mech=fifo), which preempts every SCHED_OTHER task on
  * both CFS and EEVDF, or to nice -20 (boost_mech=nice), which keeps the
- * task in the fair class; Documentation/boost-mechanisms.rst has the
+ * task in the fair class; Documentation/results/boost-mechanisms/ has the
  * measurements that chose the default.  Both go through
  * sched_setattr_nocheck(), which may sleep, so every change is made in
  * process context under the task record's prio_lock; the expiry timer
@@ -164,32 +164,35 @@ static void cosched_boost_attr(struct cosched_task *t, unsigned int mech,
 }
 
 /**
- * cosched_boost() - boost an endpoint's owner for a bounded time
+ * cosched_boost_for() - boost an endpoint's owner for at most @want_ns
  * @ep: the endpoint whose job the boost is charged to
  * @reason: enum cosched_boost_reason, for the tracepoint
+ * @want_ns: the boost's length, if the budgets have room for it
  *
  * Process context only.  Does nothing if the owner is boosted already,
  * is real-time, is exiting, or a budget has no room.
  *
  * Return: true if the owner is boosted now by this call.
  */
-bool cosched_boost(struct cosched_ep *ep, enum cosched_boost_reason reason)
+bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
+		       u64 want_ns)
 {
 	struct cosched_task *t = ep->task;
 	struct task_struct *p = t->task;
 	unsigned int mech = cosched_get(COSCHED_T_BOOST_MECH);
 	struct sched_attr attr;
-	u64 want, len;
+	u64 len;
 
 	might_sleep();
+	if (!want_ns)
+		return false;
 	rt_mutex_lock(&t->prio_lock);
 	if (READ_ONCE(ep->dead) || test_bit(COSCHED_TASK_RETIRED, &t->flags) ||
 	    t->prio_state == COSCHED_PRIO_BOOSTED ||
 	    (p->flags & PF_EXITING) || cosched_task_is_rt(p))
 		goto out;
-	want = (u64)cosched_get(COSCHED_T_BOOST_US) * NSEC_PER_USEC;
 	len = cosched_budget_reserve(&t->charge, ep->job, ep->user,
-				     cosched_task_cpu(t), want);
+				     cosched_task_cpu(t), want_ns);
 	if (!len) {
 		cosched_count(ep, COSCHED_CNT_BUDGET_EXHAUSTED, 1);
 		goto out;
@@ -225,6 +228,21 @@ bool cosched_boost(struct cosched_ep *ep, enum cosched_boost_reason reason)
 out:
 	rt_mutex_unlock(&t->prio_lock);
 	return false;
+}
+
+/**
+ * cosched_boost() - boost an endpoint's owner for boost_us
+ * @ep: the endpoint whose job the boost is charged to
+ * @reason: enum cosched_boost_reason, for the tracepoint
+ *
+ * See cosched_boost_for().
+ *
+ * Return: true if the owner is boosted now by this call.
+ */
+bool cosched_boost(struct cosched_ep *ep, enum cosched_boost_reason reason)
+{
+	return cosched_boost_for(ep, reason, (u64)cosched_get(COSCHED_T_BOOST_US) *
+				 NSEC_PER_USEC);
 }
 
 /**

@@ -17,11 +17,14 @@ enum cosched_boost_reason {
 	COSCHED_BOOST_PERIODIC,
 	COSCHED_BOOST_YIELD,
 	COSCHED_BOOST_PREEMPTED,	/* lost its CPU with a message unread */
+	COSCHED_BOOST_ALIGNED,		/* its job's turn under pba */
 };
 
 extern const struct cosched_task_ops cosched_boost_task_ops;
 
 bool cosched_boost(struct cosched_ep *ep, enum cosched_boost_reason reason);
+bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
+		       u64 want_ns);
 void cosched_prio_restore(struct cosched_ep *ep);
 bool cosched_lower(struct cosched_ep *ep, u64 seen);
 void cosched_unlower(struct cosched_ep *ep);

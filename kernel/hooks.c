@@ -194,7 +194,7 @@ static bool cosched_file_is_uring(struct file *file)
 
 /*
  * Is @file a verbs completion channel (ibv_create_comp_channel(), the
- * fd of struct ibv_comp_channel)?  See Documentation/hooks.rst.
+ * fd of struct ibv_comp_channel)?  See Documentation/hooks-verbs.rst.
  */
 static bool cosched_file_is_rdma_cq(struct file *file)
 {

@@ -15,13 +15,26 @@
  * takes at most 1/COSCHED_PB_SHARE of the period (the worker runs at FIFO
  * priority): when it runs out, it boosts the best it has seen and the
  * next examination goes on from where this one stopped.
+ *
+ * The aligned policies (pba*) examine at the boundaries of periods of
+ * CLOCK_REALTIME instead, which NTP or PTP keeps close across a
+ * cluster, and pick on each CPU the endpoint whose job ranks lowest for
+ * the period (cosched_pba_rank(), pending or not): every node that runs
+ * the job boosts it at the same time, for boost_us (cut short before
+ * the next boundary).  Gang scheduling's alignment, with no master and no
+ * message, and a CPU whose winner waits still runs whatever else is
+ * ready.
  */
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uidgid.h>
 
 #include "boost.h"
 #include "endpoint.h"
+#include "job.h"
 #include "pb.h"
 #include "task.h"
 #include "tunables.h"
@@ -32,14 +45,21 @@
 #define COSCHED_PB_SHARE	32
 #define COSCHED_PB_CLOCK_EVERY	16
 
-/* One examination: the policy, its deadline, and how many it has seen. */
+/*
+ * One examination: the policy, its deadline, how many it has seen and,
+ * for pba, the period of the shared clock it picks for.
+ */
 struct cosched_pb_scan {
 	const struct cosched_policy_desc *pol;
 	u64 deadline_ns;
 	unsigned int seen;
+	u64 period_nr;
 };
 
 static struct hrtimer cosched_pb_timer;
+/* pba's: fires at the boundaries of CLOCK_REALTIME's periods. */
+static struct hrtimer cosched_pba_timer;
+static u64 cosched_pba_period_nr;	/* the boundary it fired at last */
 static struct kthread_work cosched_pb_work;
 static DEFINE_MUTEX(cosched_pb_lock);	/* timer start and stop */
 static bool cosched_pb_running;
@@ -65,12 +85,20 @@ static bool cosched_ep_blocked(struct cosched_ep *ep)
  * boosted, going round: the first one after it wins wherever the walk
  * began, so a walk that resumes mid-table starves nobody.
  */
-static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
-			   u32 cursor)
+static u64 cosched_pb_rank(const struct cosched_pb_scan *scan,
+			   struct cosched_ep *ep, u32 cursor)
 {
 	u64 distance = (u32)(ep->slot - cursor - 1);
+	u64 job_rank;
 
-	switch (pick) {
+	switch (scan->pol->pb_pick) {
+	case COSCHED_PB_ALIGNED:
+		/* The job's rank; round robin among its endpoints on a CPU. */
+		job_rank = cosched_pba_rank(ep->job->id,
+					    from_kuid(&init_user_ns,
+						      ep->job->owner),
+					    scan->period_nr);
+		return (job_rank & ~(u64)U32_MAX) | distance;
 	case COSCHED_PB_NEWEST:
 		return U64_MAX - cosched_last_arrival(ep);
 	case COSCHED_PB_PREFER_BLOCKED:
@@ -82,7 +110,7 @@ static u64 cosched_pb_rank(enum cosched_pb_pick pick, struct cosched_ep *ep,
 
 /* One endpoint's turn in the examination: is it its CPU's best so far? */
 static void cosched_pb_consider(struct cosched_ep *ep,
-				const struct cosched_policy_desc *pol)
+				const struct cosched_pb_scan *scan)
 {
 	struct cosched_ep *best;
 	unsigned int cpu;
@@ -92,13 +120,14 @@ static void cosched_pb_consider(struct cosched_ep *ep,
 		WRITE_ONCE(ep->ring_seen_ns, 0);
 	else if (!ep->ring_seen_ns)
 		WRITE_ONCE(ep->ring_seen_ns, ktime_get_ns());
-	if (READ_ONCE(ep->dead) || !cosched_pending(ep))
+	if (READ_ONCE(ep->dead))
+		return;
+	if (scan->pol->pb_pick != COSCHED_PB_ALIGNED && !cosched_pending(ep))
 		return;
 	cpu = cosched_task_cpu(ep->task);
 	best = cosched_pb_pick[cpu];
-	if (!best ||
-	    cosched_pb_rank(pol->pb_pick, ep, cosched_pb_cursor[cpu]) <
-	    cosched_pb_rank(pol->pb_pick, best, cosched_pb_cursor[cpu]))
+	if (!best || cosched_pb_rank(scan, ep, cosched_pb_cursor[cpu]) <
+		     cosched_pb_rank(scan, best, cosched_pb_cursor[cpu]))
 		cosched_pb_pick[cpu] = ep;
 }
 
@@ -110,9 +139,27 @@ static bool cosched_pb_visit(struct cosched_ep *ep, void *arg)
 {
 	struct cosched_pb_scan *scan = arg;
 
-	cosched_pb_consider(ep, scan->pol);
+	cosched_pb_consider(ep, scan);
 	return ++scan->seen % COSCHED_PB_CLOCK_EVERY ||
 	       ktime_get_ns() <= scan->deadline_ns;
+}
+
+/*
+ * How long a boost made now may last: boost_us, and for pba no later
+ * than one share of the period before the next boundary, so that it has
+ * ended when the next period's winner is boosted (0 if that has passed).
+ */
+static u64 cosched_pb_boost_len(const struct cosched_pb_scan *scan)
+{
+	u64 want = (u64)cosched_get(COSCHED_T_BOOST_US) * NSEC_PER_USEC;
+	u64 period = ktime_to_ns(cosched_pb_period());
+	u64 end, now;
+
+	if (scan->pol->pb_pick != COSCHED_PB_ALIGNED)
+		return want;
+	end = (scan->period_nr + 1) * period - period / COSCHED_PB_SHARE;
+	now = ktime_get_real_ns();
+	return end > now ? min(want, end - now) : 0;
 }
 
 static void cosched_pb_examine(struct kthread_work *work)
@@ -123,6 +170,7 @@ static void cosched_pb_examine(struct kthread_work *work)
 
 	if (scan.pol->on_arrival != COSCHED_ON_ARRIVAL_PERIODIC)
 		return;
+	scan.period_nr = READ_ONCE(cosched_pba_period_nr);
 	scan.deadline_ns = ktime_get_ns() +
 			   ktime_to_ns(cosched_pb_period()) / COSCHED_PB_SHARE;
 
@@ -147,7 +195,9 @@ static void cosched_pb_examine(struct kthread_work *work)
 		if (!ep)
 			continue;
 		cosched_pb_pick[cpu] = NULL;
-		cosched_boost(ep, COSCHED_BOOST_PERIODIC);
+		cosched_boost_for(ep, scan.pol->pb_pick == COSCHED_PB_ALIGNED ?
+				  COSCHED_BOOST_ALIGNED : COSCHED_BOOST_PERIODIC,
+				  cosched_pb_boost_len(&scan));
 		cosched_ep_put(ep);
 	}
 }
@@ -193,6 +243,36 @@ static enum hrtimer_restart cosched_pb_tick(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/*
+ * The period of the shared clock we are in (a timer a little early for
+ * its boundary counts as on time), and when, on CLOCK_MONOTONIC, the
+ * next one begins.  The timer runs on the monotonic clock so that a
+ * step of the wall clock moves one period, not every period until the
+ * wall clock catches up with an absolute expiry.
+ */
+static ktime_t cosched_pba_next(u64 *period_nr)
+{
+	u64 period = ktime_to_ns(cosched_pb_period());
+	ktime_t mono = ktime_get();
+	u64 real = ktime_get_real_ns();
+	u64 nr = div64_u64(real + period / 64, period);
+
+	if (period_nr)
+		*period_nr = nr;
+	return ktime_add_ns(mono, (nr + 1) * period - real);
+}
+
+static enum hrtimer_restart cosched_pba_tick(struct hrtimer *timer)
+{
+	u64 nr;
+
+	/* Late, or after a clock step: the period we are in now. */
+	hrtimer_set_expires(timer, cosched_pba_next(&nr));
+	WRITE_ONCE(cosched_pba_period_nr, nr);
+	cosched_queue_boost_work(&cosched_pb_work);
+	return HRTIMER_RESTART;
+}
+
 /**
  * cosched_pb_update() - run the examiner exactly when a pb policy is on
  *
@@ -201,16 +281,20 @@ static enum hrtimer_restart cosched_pb_tick(struct hrtimer *timer)
  */
 void cosched_pb_update(void)
 {
-	bool want = cosched_active_policy()->on_arrival ==
-		    COSCHED_ON_ARRIVAL_PERIODIC;
+	const struct cosched_policy_desc *pol = cosched_active_policy();
+	bool want = pol->on_arrival == COSCHED_ON_ARRIVAL_PERIODIC;
 
 	mutex_lock(&cosched_pb_lock);
 	if (cosched_pb_running) {
 		hrtimer_cancel(&cosched_pb_timer);
+		hrtimer_cancel(&cosched_pba_timer);
 		kthread_cancel_work_sync(&cosched_pb_work);
 	}
 	cosched_pb_running = want;
-	if (want)
+	if (want && pol->pb_pick == COSCHED_PB_ALIGNED)
+		hrtimer_start(&cosched_pba_timer, cosched_pba_next(NULL),
+			      HRTIMER_MODE_ABS);
+	else if (want)
 		hrtimer_start(&cosched_pb_timer, cosched_pb_period(),
 			      HRTIMER_MODE_REL);
 	mutex_unlock(&cosched_pb_lock);
@@ -229,6 +313,8 @@ int cosched_pb_init(void)
 	}
 	hrtimer_init(&cosched_pb_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cosched_pb_timer.function = cosched_pb_tick;
+	hrtimer_init(&cosched_pba_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	cosched_pba_timer.function = cosched_pba_tick;
 	kthread_init_work(&cosched_pb_work, cosched_pb_examine);
 	cosched_pb_update();
 	return 0;
@@ -239,6 +325,7 @@ void cosched_pb_exit(void)
 	mutex_lock(&cosched_pb_lock);
 	cosched_pb_running = false;
 	hrtimer_cancel(&cosched_pb_timer);
+	hrtimer_cancel(&cosched_pba_timer);
 	kthread_cancel_work_sync(&cosched_pb_work);
 	mutex_unlock(&cosched_pb_lock);
 	kfree(cosched_pb_cursor);

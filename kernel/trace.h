@@ -54,7 +54,8 @@ TRACE_EVENT(cosched_boost,
 		  __entry->job, __entry->rank, __entry->pid,
 		  __print_symbolic(__entry->reason,
 				   { 0, "arrival" }, { 1, "periodic" },
-				   { 2, "yield" }, { 3, "preempted" }),
+				   { 2, "yield" }, { 3, "preempted" },
+				   { 4, "aligned" }),
 		  __entry->len_ns)
 );
 

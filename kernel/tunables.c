@@ -39,6 +39,9 @@ static const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
 	[COSCHED_POLICY_PBT]	= "pbt",
 	[COSCHED_POLICY_PB_SB]	= "pb-sb",
 	[COSCHED_POLICY_PB_SY]	= "pb-sy",
+	[COSCHED_POLICY_PBA]	= "pba",
+	[COSCHED_POLICY_PBA_SB]	= "pba-sb",
+	[COSCHED_POLICY_PBA_SY]	= "pba-sy",
 };
 
 #define POLICY(arrival, wait, pick) \
@@ -56,6 +59,9 @@ static const struct cosched_policy_desc cosched_policies[COSCHED_NR_POLICIES] = 
 	[COSCHED_POLICY_PBT]	= POLICY(PERIODIC, BUSY, NEWEST),
 	[COSCHED_POLICY_PB_SB]	= POLICY(PERIODIC, BLOCK, PREFER_BLOCKED),
 	[COSCHED_POLICY_PB_SY]	= POLICY(PERIODIC, YIELD, ROUND_ROBIN),
+	[COSCHED_POLICY_PBA]	= POLICY(PERIODIC, BUSY, ALIGNED),
+	[COSCHED_POLICY_PBA_SB]	= POLICY(PERIODIC, BLOCK, ALIGNED),
+	[COSCHED_POLICY_PBA_SY]	= POLICY(PERIODIC, YIELD, ALIGNED),
 };
 
 static const char * const cosched_mech_names[COSCHED_NR_MECHS] = {
@@ -260,7 +266,7 @@ static const struct kernel_param_ops cosched_param_ops = {
 module_param_cb(policy, &cosched_param_ops, &cosched_tun[COSCHED_T_POLICY],
 		0444);
 MODULE_PARM_DESC(policy,
-		 "local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy (default local)");
+		 "local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy (default local)");
 module_param_cb(spin_us, &cosched_param_ops, &cosched_tun[COSCHED_T_SPIN_US],
 		0444);
 MODULE_PARM_DESC(spin_us,

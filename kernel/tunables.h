@@ -47,6 +47,7 @@ enum cosched_pb_pick {
 	COSCHED_PB_ROUND_ROBIN,
 	COSCHED_PB_NEWEST,
 	COSCHED_PB_PREFER_BLOCKED,
+	COSCHED_PB_ALIGNED,		/* pba: the job cosched_pba_rank() picks */
 };
 
 /* One row of thesis Table 6.1: what a policy does on each event. */

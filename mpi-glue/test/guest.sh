@@ -15,7 +15,7 @@
 # counters return to zero) and a run with the module unloaded (one
 # warning for the job, the same results).
 #   guest.sh [-p policies|all] [-m "mpich openmpi"] [-x]
-# Default policies: local sb sy dcs dcs-sb pb-sy; -p all: the ten.
+# Default policies: local sb sy dcs dcs-sb pb-sy; -p all: every policy.
 # -x: the mixed cases only.  Last line "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
@@ -36,7 +36,7 @@ while getopts p:m:x o; do
 	*) sed -n '16,18s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
-[ "$POLICIES" = all ] && POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy"
+[ "$POLICIES" = all ] && POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy"
 [ "$(id -u)" = 0 ] || { echo "guest.sh: run as root in a guest" >&2; exit 2; }
 ip link set lo up 2>/dev/null
 

@@ -659,10 +659,10 @@ static unsigned int wait_mode_of(int policy)
 {
 	switch (policy) {
 	case COSCHED_POLICY_SB: case COSCHED_POLICY_DCS_SB:
-	case COSCHED_POLICY_PB_SB:
+	case COSCHED_POLICY_PB_SB: case COSCHED_POLICY_PBA_SB:
 		return COSCHED_WAIT_BLOCK;
 	case COSCHED_POLICY_SY: case COSCHED_POLICY_DCS_SY:
-	case COSCHED_POLICY_PB_SY:
+	case COSCHED_POLICY_PB_SY: case COSCHED_POLICY_PBA_SY:
 		return COSCHED_WAIT_YIELD;
 	default:
 		return COSCHED_WAIT_BUSY;

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * policies: the arrival side and the published wait mode of all ten
- * policies, one after the other with one endpoint alive throughout.
+ * policies: the arrival side and the published wait mode of every
+ * policy, one after the other with one endpoint alive throughout.
  *
  * The endpoint's owner is a thread blocked in read(), so it is off its
  * CPU when a doorbell comes.  Under dcs* the doorbell itself boosts it;
  * under pb* nothing happens on the message path and the periodic
  * examiner boosts it within a few periods (the arrival stays pending:
- * nobody consumes it); under local, sb and sy nobody ever boosts it.
+ * nobody consumes it); under pba* the examiner boosts its job in the
+ * job's turns, pending or not; under local, sb and sy nobody ever
+ * boosts it.
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -22,7 +24,7 @@
 static const struct {
 	const char *name;
 	u32 wait_mode;
-	enum { NONE, NOW, PERIODIC } boost;
+	enum { NONE, NOW, PERIODIC, ALIGNED } boost;
 } policies[] = {
 	{ "local",  COSCHED_WAIT_BUSY,  NONE },
 	{ "sb",     COSCHED_WAIT_BLOCK, NONE },
@@ -34,6 +36,9 @@ static const struct {
 	{ "pbt",    COSCHED_WAIT_BUSY,  PERIODIC },
 	{ "pb-sb",  COSCHED_WAIT_BLOCK, PERIODIC },
 	{ "pb-sy",  COSCHED_WAIT_YIELD, PERIODIC },
+	{ "pba",    COSCHED_WAIT_BUSY,  ALIGNED },
+	{ "pba-sb", COSCHED_WAIT_BLOCK, ALIGNED },
+	{ "pba-sy", COSCHED_WAIT_YIELD, ALIGNED },
 };
 
 static struct ep ep;
@@ -109,6 +114,7 @@ int main(void)
 			    (unsigned long long)(now - before));
 			break;
 		case PERIODIC:
+		case ALIGNED:
 			okf(now == before, "nothing done on the message path",
 			    "%s: %llu boosts", name,
 			    (unsigned long long)(now - before));
@@ -123,6 +129,13 @@ int main(void)
 		}
 		/* Consume, so the next policy starts with nothing pending. */
 		WR(ep.ctrl->consumed, RD(ep.ctrl->arrivals));
+		if (policies[i].boost == ALIGNED) {
+			/* The only job here: its turn is every period. */
+			before = boosts();
+			okf(poll_until(boosts() >= before + 2, 100),
+			    "aligned: boosted in its turns with nothing pending",
+			    "%s", name);
+		}
 	}
 
 	if (write(gate[1], "x", 1) != 1)

@@ -2,7 +2,7 @@
 /*
  * stress: many processes create, map, ring, wait, yield, destroy and
  * close endpoints (random ranks in a few jobs, so EEXIST and ENOENT are
- * expected) while another process switches the policy among all ten and
+ * expected) while another process switches the policy among all of them and
  * retunes.  Afterwards no endpoint or job is left, the module's slab
  * caches (if it has any) are back to their baseline, and rmmod succeeds;
  * the module is loaded again at the end.

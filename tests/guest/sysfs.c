@@ -147,7 +147,7 @@ static void test_policy(void)
 	sysfs_read("policy", line, sizeof(line));
 	t_diag("policy file: '%s'", line);
 	policy_get(cur, sizeof(cur));
-	okf(policy_line_ok(line, cur), "policy file lists all ten, active in []",
+	okf(policy_line_ok(line, cur), "policy file lists every policy, active in []",
 	    "got '%s'", line);
 
 	for (int i = 0; i < COSCHED_NR_POLICIES; i++) {

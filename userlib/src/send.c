@@ -73,6 +73,7 @@ static bool policy_wants_time(const struct cosched_ctrl *c)
 	case COSCHED_POLICY_SY:
 	case COSCHED_POLICY_DCS_SY:
 	case COSCHED_POLICY_PB_SY:
+	case COSCHED_POLICY_PBA_SY:
 		return true;
 	default:
 		return false;

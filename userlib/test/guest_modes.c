@@ -608,15 +608,15 @@ out:
 
 int main(void)
 {
-	static const char *const sb[] = { "sb", "dcs-sb", "pb-sb" };
-	static const char *const sy[] = { "sy", "dcs-sy", "pb-sy" };
+	static const char *const sb[] = { "sb", "dcs-sb", "pb-sb", "pba-sb" };
+	static const char *const sy[] = { "sy", "dcs-sy", "pb-sy", "pba-sy" };
 	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	job_next = (uint64_t)getpid() << 16;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < sizeof(sb) / sizeof(sb[0]); i++)
 		test_block(sb[i]);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < sizeof(sy) / sizeof(sy[0]); i++)
 		test_yield(sy[i]);
 	test_killed_peer(COSCHED_MODE_BLOCK, "block");
 	test_killed_peer(COSCHED_MODE_POLL, "poll");

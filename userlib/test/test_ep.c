@@ -93,6 +93,9 @@ static void test_doorbell_rule(void)
 		{ COSCHED_POLICY_PBT, false, "pbt" },
 		{ COSCHED_POLICY_PB_SB, false, "pb-sb" },
 		{ COSCHED_POLICY_PB_SY, false, "pb-sy" },
+		{ COSCHED_POLICY_PBA, false, "pba" },
+		{ COSCHED_POLICY_PBA_SB, false, "pba-sb" },
+		{ COSCHED_POLICY_PBA_SY, false, "pba-sy" },
 	};
 	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_LOCAL, COSCHED_WAIT_BUSY);
 	struct cosched_ring *h = ep->own.v.hdr;
@@ -116,8 +119,8 @@ static void test_doorbell_rule(void)
 		check(send_rings(ep), "%s, receiver yielded: rings", t[i].name);
 	}
 	cosched_stats(ep, &st);
-	check(st.sends == 40 && st.receives == 40,
-	      "40 sends, 40 receives counted");
+	check(st.sends == 4 * i && st.receives == 4 * i,
+	      "4 sends, 4 receives counted per policy");
 	fake_free(ep);
 }
 

@@ -24,8 +24,9 @@
 #define COSCHED_SYSFS_DIR	"/sys/kernel/cosched"
 
 /*
- * Policies, thesis Table 6.1.  Rows: what happens on a message arrival
- * (nothing, boost now, boost at the next periodic examination).  Columns:
+ * Policies, thesis Table 6.1, and the aligned periodic boost (pba*).
+ * Rows: what happens on a message arrival (nothing, boost now, boost at
+ * the next periodic examination).  Columns:
  * how a receiver waits (busy wait, spin then block, spin then yield).
  */
 enum cosched_policy {
@@ -39,8 +40,34 @@ enum cosched_policy {
 	COSCHED_POLICY_PBT,		/* periodic boost, newest arrival */
 	COSCHED_POLICY_PB_SB,
 	COSCHED_POLICY_PB_SY,
+	COSCHED_POLICY_PBA,		/* aligned periodic boost, busy wait */
+	COSCHED_POLICY_PBA_SB,
+	COSCHED_POLICY_PBA_SY,
 	COSCHED_NR_POLICIES,
 };
+
+/*
+ * The aligned periodic boost (pba*) boosts, in period @period_nr of the
+ * shared clock (CLOCK_REALTIME / pb_period_us), on each CPU the endpoint
+ * whose job has the lowest cosched_pba_rank(): the same job on every
+ * node that runs it, with no message between nodes.  Part of the ABI so
+ * that a simulator or another backend picks exactly as the module does.
+ * The mix is SplitMix64's finalizer.
+ */
+static __inline__ __u64 cosched_pba_mix(__u64 x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static __inline__ __u64 cosched_pba_rank(__u64 job_id, __u32 uid,
+					 __u64 period_nr)
+{
+	return cosched_pba_mix(cosched_pba_mix(cosched_pba_mix(period_nr) ^
+					       job_id) ^ uid);
+}
 
 /* How a receiver waits under a policy (cosched_ctrl.wait_mode). */
 enum cosched_wait_mode {
