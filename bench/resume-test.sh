@@ -82,8 +82,9 @@ echo '{"format": 1' >"$r/cells/mix12_busy-poll_2.x.json.tmp123"
 : >"$t/runs.log"
 if sweep -t 1 >"$t/out3" 2>"$t/err3" && [ "$(runs)" -eq 1 ] &&
    grep -q 'mix12_dcs_r2' "$t/runs.log" && python3 -m json.tool "$cut" >/dev/null &&
-   ! ls "$r/cells" | grep -q tmp && grep -q 'not whole' "$t/err3"; then
-	ok "a cell cut short is run again, alone; the unfinished write is removed"
+   ! ls "$r/cells" | grep -q tmp && grep -q 'not whole' "$t/err3" &&
+   cmp -s "$t/half" "$cut.torn"; then
+	ok "a cell cut short is run again, alone, and kept as .torn; the unfinished write is removed"
 else
 	nok "cut cell: runs: $(tr '\n' ' ' <"$t/runs.log")"
 	cat "$t/err3"

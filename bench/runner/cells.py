@@ -4,11 +4,13 @@ standalone job): written whole under a temporary name, synced, then
 renamed, so that a sweep killed at any point (Ctrl-C, the guest's timeout,
 a host reboot) leaves each cell either complete or absent.  A file that
 does not parse or lacks a field (a copy cut short outside the runner) is
-dropped and its cell is run again."""
+renamed *.torn and its cell is run again."""
 import hashlib
 import json
 import os
 import re
+
+from .util import BenchError
 
 FORMAT = 1
 
@@ -61,7 +63,8 @@ class CellStore:
                 continue
             rec = self._load(p)
             if rec is None:
-                os.unlink(p)
+                # Kept for a look, out of the way: the cell runs again.
+                os.replace(p, p + ".torn")
                 self.dropped.append(n)
                 continue
             self.cells[self.key(rec["row"])] = rec
@@ -75,8 +78,11 @@ class CellStore:
                 rec = json.load(f)
         except (OSError, ValueError):
             return None
-        if not isinstance(rec, dict) or rec.get("format") != FORMAT:
+        if not isinstance(rec, dict):
             return None
+        if rec.get("format") != FORMAT:
+            raise BenchError(f"{p}: format {rec.get('format')}, this run-mix "
+                             f"reads {FORMAT}: use the run-mix that wrote it")
         row = rec.get("row")
         if (not isinstance(row, dict) or not isinstance(rec.get("config"), dict)
                 or any(k not in row for k in self.fields) or not row.get("status")):
