@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 		}
 		rc = sweep(&p, mixdir, kernel, mixes,
 			   pols ? pols : "local,sb,sy,dcs,dcs-sb,dcs-sy,pb,pbt,pb-sb,pb-sy,pba,pba-sb,pba-sy,busy-poll,mpi-yield,gang",
-			   nodelist, seconds, seeds, out);
+			   nodelist, seconds, seeds, cpus, out);
 		if (out != stdout)
 			fclose(out);
 		return rc ? 2 : 0;

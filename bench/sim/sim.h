@@ -327,7 +327,7 @@ int validate(const struct params *p, const char *csv, const char *mixdir,
 	     const char *kernel, double seconds, int seeds, double tol);
 int sweep(const struct params *p, const char *mixdir, const char *kernel,
 	  const char *mixes, const char *pols, const char *nodes,
-	  double seconds, int seeds, FILE *out);
+	  double seconds, int seeds, int cpus, FILE *out);
 
 static inline struct cpu *cpu_of(struct world *w, const struct task *t)
 {

@@ -21,7 +21,7 @@ static int next_item(const char **s, char *out, size_t n)
 
 int sweep(const struct params *p, const char *mixdir, const char *kernel,
 	  const char *mixes, const char *pols, const char *nodes,
-	  double seconds, int seeds, FILE *out)
+	  double seconds, int seeds, int cpus, FILE *out)
 {
 	char mname[64], pname[32], nname[16];
 	const char *ms = mixes;
@@ -49,7 +49,7 @@ int sweep(const struct params *p, const char *mixdir, const char *kernel,
 						.mix = &m, .pol = pol,
 						.kernel = kernel,
 						.nodes = atoi(nname),
-						.cpus_per_host = 2,
+						.cpus_per_host = cpus,
 						.seconds = seconds,
 						.limit_s = 40 * seconds * m.njobs + 10,
 						.seed = s, .only_job = -1,
