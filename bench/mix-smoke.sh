@@ -44,7 +44,10 @@ if [ "$(grep -c '^mix-results .*: 2/2 cells' "$out/stdout")" -eq 2 ] &&
 else
 	nok "in the guest: progress lines (1/2, 2/2, then 2/2 on the rerun) missing"
 fi
-if bench/report "$out/mix-results" | tee /dev/stderr | grep -E '^\| mix12 \|.*x[0-9.]+.*\|.*x[0-9.]+' >/dev/null; then
+# (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)
+bench/report "$out/mix-results" >"$out/report.out" 2>&1
+cat "$out/report.out" >&2
+if grep -Eq '^\| mix12 \|.*x[0-9.]+.*\|.*x[0-9.]+' "$out/report.out"; then
 	ok "the report prints mix12 under local and dcs"
 else
 	nok "no completion-time row for mix12 under local and dcs"
