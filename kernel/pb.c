@@ -81,31 +81,43 @@ static bool cosched_ep_blocked(struct cosched_ep *ep)
 }
 
 /*
- * Sort key: lower wins.  Round robin is the distance from the slot last
- * boosted, going round: the first one after it wins wherever the walk
- * began, so a walk that resumes mid-table starves nobody.
+ * Round robin's order: the distance from the slot last boosted, going
+ * round, so that the first one after it wins wherever the walk began and
+ * a walk that resumes mid-table starves nobody.
  */
-static u64 cosched_pb_rank(const struct cosched_pb_scan *scan,
-			   struct cosched_ep *ep, u32 cursor)
+static u32 cosched_pb_distance(struct cosched_ep *ep, u32 cursor)
 {
-	u64 distance = (u32)(ep->slot - cursor - 1);
-	u64 job_rank;
+	return ep->slot - cursor - 1;
+}
 
+/* Sort key of the policy's pick, lower wins; ties go round robin. */
+static u64 cosched_pb_key(const struct cosched_pb_scan *scan,
+			  struct cosched_ep *ep)
+{
 	switch (scan->pol->pb_pick) {
 	case COSCHED_PB_ALIGNED:
-		/* The job's rank; round robin among its endpoints on a CPU. */
-		job_rank = cosched_pba_rank(ep->job->id,
-					    from_kuid(&init_user_ns,
-						      ep->job->owner),
-					    scan->period_nr);
-		return (job_rank & ~(u64)U32_MAX) | distance;
+		return cosched_pba_rank(ep->job->id,
+					from_kuid(&init_user_ns, ep->job->owner),
+					scan->period_nr);
 	case COSCHED_PB_NEWEST:
 		return U64_MAX - cosched_last_arrival(ep);
 	case COSCHED_PB_PREFER_BLOCKED:
-		return (cosched_ep_blocked(ep) ? 0 : 1ull << 32) + distance;
+		return !cosched_ep_blocked(ep);
 	default:
-		return distance;
+		return 0;
 	}
+}
+
+static bool cosched_pb_better(const struct cosched_pb_scan *scan,
+			      struct cosched_ep *ep, struct cosched_ep *best,
+			      u32 cursor)
+{
+	u64 a = cosched_pb_key(scan, ep), b = cosched_pb_key(scan, best);
+
+	if (a != b)
+		return a < b;
+	return cosched_pb_distance(ep, cursor) <
+	       cosched_pb_distance(best, cursor);
 }
 
 /* One endpoint's turn in the examination: is it its CPU's best so far? */
@@ -126,8 +138,7 @@ static void cosched_pb_consider(struct cosched_ep *ep,
 		return;
 	cpu = cosched_task_cpu(ep->task);
 	best = cosched_pb_pick[cpu];
-	if (!best || cosched_pb_rank(scan, ep, cosched_pb_cursor[cpu]) <
-		     cosched_pb_rank(scan, best, cosched_pb_cursor[cpu]))
+	if (!best || cosched_pb_better(scan, ep, best, cosched_pb_cursor[cpu]))
 		cosched_pb_pick[cpu] = ep;
 }
 

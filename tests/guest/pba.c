@@ -99,7 +99,7 @@ static int winner(u64 a, u64 b, u64 n)
 {
 	u32 uid = getuid();
 
-	return cosched_pba_rank(b, uid, n) >> 32 < cosched_pba_rank(a, uid, n) >> 32;
+	return cosched_pba_rank(b, uid, n) < cosched_pba_rank(a, uid, n);
 }
 
 static void test_turns(void)

@@ -38,7 +38,7 @@ STATIC_ASSERT(offsetof(struct cosched_ctrl, peers_lost) < 64 &&
 	      offsetof(struct cosched_ctrl, lost_seen) >= 64,
 	      "the peer-loss fields sit in their writers' halves");
 STATIC_ASSERT(COSCHED_RING_OFFSET(0) == 1ull << 32, "ring 0 above the control page");
-STATIC_ASSERT(COSCHED_NR_POLICIES == 10, "thesis Table 6.1 has ten");
+STATIC_ASSERT(COSCHED_NR_POLICIES == 13, "Table 6.1's ten and the three pba");
 
 int main(void)
 {

@@ -50,9 +50,11 @@ enum cosched_policy {
  * The aligned periodic boost (pba*) boosts, in period @period_nr of the
  * shared clock (CLOCK_REALTIME / pb_period_us), on each CPU the endpoint
  * whose job has the lowest cosched_pba_rank(): the same job on every
- * node that runs it, with no message between nodes.  Part of the ABI so
- * that a simulator or another backend picks exactly as the module does.
- * The mix is SplitMix64's finalizer.
+ * node that runs it, with no message between nodes.  Users take turns
+ * first (the high half: the owner's rank in the period), then each
+ * user's jobs (the low half), so that making more jobs wins a user no
+ * more turns.  Part of the ABI so that a simulator or another backend
+ * picks exactly as the module does.  The mix is SplitMix64's finalizer.
  */
 static __inline__ __u64 cosched_pba_mix(__u64 x)
 {
@@ -65,8 +67,10 @@ static __inline__ __u64 cosched_pba_mix(__u64 x)
 static __inline__ __u64 cosched_pba_rank(__u64 job_id, __u32 uid,
 					 __u64 period_nr)
 {
-	return cosched_pba_mix(cosched_pba_mix(cosched_pba_mix(period_nr) ^
-					       job_id) ^ uid);
+	__u64 user = cosched_pba_mix(cosched_pba_mix(period_nr) ^ uid);
+	__u64 job = cosched_pba_mix(user ^ job_id);
+
+	return (user & 0xffffffff00000000ULL) | (job >> 32);
 }
 
 /* How a receiver waits under a policy (cosched_ctrl.wait_mode). */
