@@ -177,26 +177,24 @@ sim_ns pb_next(struct world *w, int host)
 }
 
 /*
- * The examiner's order among a CPU's candidates, lowest first; K is the
- * slot, CURSOR the slot boosted last.  pba: the job's rank for the period
- * in the high half (any endpoint, pending or not), then round robin.
+ * The examiner's order (kernel/pb.c): a key per policy, lower first,
+ * then round robin, the distance from the slot boosted last.  pba's key
+ * is cosched_pba_rank() itself (any endpoint, pending or not).
  */
-static uint64_t pb_key(struct world *w, const struct task *t, int k,
-		       int cursor, int64_t period_nr)
+static uint64_t pb_key(struct world *w, const struct task *t,
+		       int64_t period_nr)
 {
-	uint64_t after = k > cursor ? 0 : 1;
 	uint32_t uid = w->p->jobs_share_user ? 0 : 1000 + t->job;
 
 	switch (w->pol->pick) {
 	case PB_NEWEST:
 		return (uint64_t)(INT64_MAX - t->last_arrival);
 	case PB_BLOCKED:
-		return after + (blocked(t) ? 0 : 2);
+		return !blocked(t);
 	case PB_ALIGNED:
-		return (cosched_pba_rank(t->job + 1, uid, period_nr) &
-			~(uint64_t)UINT32_MAX) | (uint32_t)(k - cursor - 1);
+		return cosched_pba_rank(t->job + 1, uid, period_nr);
 	default:
-		return after;
+		return 0;
 	}
 }
 
@@ -212,7 +210,7 @@ static sim_ns pb_boost_len(struct world *w, int host, int64_t period_nr)
 	return end > now ? (end - now < want ? end - now : want) : 0;
 }
 
-/* kernel/pb.c: per CPU, the candidate with the lowest pb_key(). */
+/* kernel/pb.c: per CPU, the lowest pb_key(), ties round robin. */
 void pb_examine(struct world *w, int host)
 {
 	int first = host * w->cpus_per_host, i, k;
@@ -224,19 +222,23 @@ void pb_examine(struct world *w, int host)
 		struct cpu *c = &w->cpus[i];
 		struct task *best = NULL;
 		uint64_t best_key = 0;
+		uint32_t best_dist = 0;
 		int best_slot = -1;
 
 		for (k = 0; k < c->nall; k++) {
 			struct task *t = c->all[k];
+			uint32_t dist = (uint32_t)(k - c->pb_cursor - 1);
 			uint64_t key;
 
 			if (t->state == T_DONE || w->jobs[t->job].competitor ||
 			    (!aligned && !pending(t)))
 				continue;
-			key = pb_key(w, t, k, c->pb_cursor, nr);
-			if (!best || key < best_key) {
+			key = pb_key(w, t, nr);
+			if (!best || key < best_key ||
+			    (key == best_key && dist < best_dist)) {
 				best = t;
 				best_key = key;
+				best_dist = dist;
 				best_slot = k;
 			}
 		}
