@@ -189,8 +189,12 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "r:s:")) != -1) {
 		switch (opt) {
-		case 'r': repeats = atoi(optarg); break;
-		case 's': scale = atoi(optarg); break;
+		case 'r':
+			repeats = atoi(optarg);
+			break;
+		case 's':
+			scale = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale]\n");
 			return 2;
