@@ -177,7 +177,7 @@ static void test_pb_period(void)
 	pb_measure("local", JOB + 1, n, &local);
 	pb_measure("pb", JOB + 5, n, &pb);
 	stall_watch_stop(w);
-	busy = stall_too_busy(w, STALL_MAX_PCT);
+	busy = stall_too_busy(w, stall_max_pct());
 	stall_describe(w, stall, sizeof(stall));
 	stall_watch_free(w);
 	t_diag("pb: while local and pb ran: %s", stall);
@@ -192,7 +192,7 @@ static void test_pb_period(void)
 	if (busy)
 		t_skip("pb: median arrival-to-seen below local's in the same run",
 		       "host too busy (%s; limit %.0f%%): pb %.1f us, local %.1f us",
-		       stall, STALL_MAX_PCT, pb.median / 1e3, local.median / 1e3);
+		       stall, stall_max_pct(), pb.median / 1e3, local.median / 1e3);
 	else
 		okf(pb.got && (local.got < n || pb.median < local.median),
 		    "pb: median arrival-to-seen below local's in the same run",

@@ -9,10 +9,11 @@
  * usage: steal [-c CPU] [-t MS] [-g GAP_US]   (defaults 0, 300, 500)
  *   a thread spinning on CPU for MS ms sums its gaps over GAP_US;
  *   prints: stolen_pct=P max_gap_us=M
- * usage: steal -w [-o FILE] [CMD ARG...]
+ * usage: steal -w [-o FILE] [-T SECONDS] [CMD ARG...]
  *   the stall watch (lib/stall.h) while CMD runs, or until SIGTERM or
- *   SIGINT without CMD; exits with CMD's status.  Prints, to FILE if
- *   given: stall_pct=P stall_ms=M secs=S cpu=C max_late_us=L
+ *   SIGINT without CMD; exits with CMD's status, or 124 when CMD (its
+ *   process group) had to be killed after SECONDS.  Prints, to FILE if
+ *   given: stall_pct=P stall_ms=M secs=S cpu=C max_late_us=L timed_out=0|1
  *   (P: percent of the time the worst CPU, C, stood still)
  */
 #define _GNU_SOURCE
@@ -25,7 +26,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int watch(char **cmd, const char *out)
+/* Wait for pid; after limit_s seconds (0: none) kill its group: 124. */
+static int wait_limited(pid_t pid, u64 limit_s)
+{
+	u64 end = now_ns() + limit_s * 1000000000ull;
+	int st;
+
+	if (!limit_s)
+		return wait_child(pid);
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (now_ns() > end) {
+			kill(-pid, SIGTERM);
+			sleep_ns(2000000000ull);
+			kill(-pid, SIGKILL);
+			wait_child(pid);
+			return 124;
+		}
+		sleep_ns(100000000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int watch(char **cmd, const char *out, u64 limit_s)
 {
 	struct stall_watch *w;
 	sigset_t set;
@@ -44,12 +66,14 @@ static int watch(char **cmd, const char *out)
 		if (pid < 0)
 			bail("fork: %s", strerror(errno));
 		if (pid == 0) {
+			setpgid(0, 0);	/* a group of its own to kill at the limit */
 			sigprocmask(SIG_UNBLOCK, &set, NULL);
 			execvp(cmd[0], cmd);
 			perror(cmd[0]);
 			_exit(127);
 		}
-		rc = wait_child(pid);
+		setpgid(pid, pid);
+		rc = wait_limited(pid, limit_s);
 	} else {
 		sigwait(&set, &sig);
 	}
@@ -59,9 +83,9 @@ static int watch(char **cmd, const char *out)
 		perror(out);
 		return 2;
 	}
-	fprintf(f, "stall_pct=%.1f stall_ms=%.0f secs=%.1f cpu=%d max_late_us=%llu\n",
+	fprintf(f, "stall_pct=%.1f stall_ms=%.0f secs=%.1f cpu=%d max_late_us=%llu timed_out=%d\n",
 		pct, stall_ms(w), stall_secs(w), cpu,
-		(unsigned long long)(w->cpu[cpu].max_late_ns / 1000));
+		(unsigned long long)(w->cpu[cpu].max_late_ns / 1000), rc == 124);
 	if (f != stdout)
 		fclose(f);
 	stall_watch_free(w);
@@ -71,25 +95,27 @@ static int watch(char **cmd, const char *out)
 int main(int argc, char **argv)
 {
 	u64 ms = 300, gap_us = 500, max;
+	u64 limit_s = 0;
 	int cpu = 0, opt, watching = 0;
 	const char *out = NULL;
 	double pct;
 
-	while ((opt = getopt(argc, argv, "+c:t:g:wo:")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:t:g:wo:T:")) != -1) {
 		switch (opt) {
 		case 'c': cpu = atoi(optarg); break;
 		case 't': ms = strtoull(optarg, NULL, 10); break;
 		case 'g': gap_us = strtoull(optarg, NULL, 10); break;
 		case 'w': watching = 1; break;
 		case 'o': out = optarg; break;
+		case 'T': limit_s = strtoull(optarg, NULL, 10); break;
 		default:
 			fprintf(stderr, "usage: steal [-c CPU] [-t MS] [-g GAP_US]\n"
-				"       steal -w [-o FILE] [CMD ARG...]\n");
+				"       steal -w [-o FILE] [-T SECONDS] [CMD ARG...]\n");
 			return 2;
 		}
 	}
 	if (watching)
-		return watch(argv + optind, out);
+		return watch(argv + optind, out, limit_s);
 	pct = host_steal_pct(cpu, ms, gap_us, &max);
 	printf("stolen_pct=%.1f max_gap_us=%llu\n", pct,
 	       (unsigned long long)(max / 1000));

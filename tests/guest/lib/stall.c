@@ -173,6 +173,13 @@ uint64_t stall_longest_ns(const struct stall_watch *w)
 	return max;
 }
 
+double stall_max_pct(void)
+{
+	const char *env = getenv("COSCHED_STALL_MAX_PCT");
+
+	return env && *env ? atof(env) : STALL_MAX_PCT;
+}
+
 bool stall_too_busy(const struct stall_watch *w, double max_pct)
 {
 	return stall_pct(w, NULL) > max_pct;
