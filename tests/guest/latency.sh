@@ -19,8 +19,9 @@
 # stood still more than STALL_MAX percent of the time measured the host,
 # not the policy:
 # the comparisons take the median over the other rounds only, and more
-# rounds are run (up to ROUNDS more, while EXTRA_S seconds allow) until
-# MIN_ROUNDS are clean.  With fewer clean rounds the comparisons are
+# rounds are run (up to ROUNDS more) until
+# MIN_ROUNDS are clean; no round starts after ROUNDS_S seconds (a quiet
+# host runs all 7 in about 80 s).  With fewer clean rounds the comparisons are
 # reported as "# SKIP host too busy" with the stall, not failed: a busy
 # host is not a broken policy.
 #
@@ -36,9 +37,11 @@ PERIOD=10000			# pb_period_us of the pb row
 SLACK_US=5000			# on top of two periods for pb's max
 S=/sys/kernel/cosched
 ROWS="local dcs-fifo dcs-nice pb dcs-fifo-budget100"
-STALL_MAX=${STALL_MAX:-5}	# % a CPU may stand still in a round (STALL_MAX_PCT in lib/stall.h)
-MIN_ROUNDS=${MIN_ROUNDS:-3}	# clean rounds needed to judge
-EXTRA_S=${EXTRA_S:-120}		# no extra round starts after this many seconds
+# % a CPU may stand still in a round (STALL_MAX_PCT in lib/stall.h)
+STALL_MAX=${STALL_MAX:-${COSCHED_STALL_MAX_PCT:-10}}
+MIN_ROUNDS=${MIN_ROUNDS:-3}	# clean rounds needed to judge (at least 1)
+[ "$MIN_ROUNDS" -ge 1 ] || MIN_ROUNDS=1
+ROUNDS_S=${ROUNDS_S:-150}	# no round starts after this many seconds
 OUT=$(mktemp -d /tmp/latency.XXXXXX)
 PER=$(( (N + ROUNDS - 1) / ROUNDS ))
 . "$(dirname "$0")/lib/tap.sh"
@@ -95,8 +98,8 @@ lt() {		# a < b as numbers
 start=$(date +%s)
 r=1
 clean=0
-while [ $r -le $ROUNDS ] || { [ $clean -lt "$MIN_ROUNDS" ] && [ $r -le $((2 * ROUNDS)) ] &&
-	[ $(( $(date +%s) - start )) -lt "$EXTRA_S" ]; }; do
+while { [ $r -le $ROUNDS ] || { [ $clean -lt "$MIN_ROUNDS" ] && [ $r -le $((2 * ROUNDS)) ]; }; } &&
+	{ [ $r = 1 ] || [ $(( $(date +%s) - start )) -lt "$ROUNDS_S" ]; }; do
 	: > "$OUT/stall.now"
 	for row in $ROWS; do
 		defaults
@@ -190,7 +193,8 @@ per_round() {	# per_round <row> <key> [abs]
 			for (j = i; j > 1 && r[j - 1] > r[j]; j--) {
 				t = r[j]; r[j] = r[j - 1]; r[j - 1] = t
 			}
-		printf "%.4f\n", n ? (n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2) : 1e9
+		if (!n) { print "none"; exit }
+		printf "%.4f\n", n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
 	}' "$OUT/clean" "$OUT/local.lines" "$OUT/$1.lines"
 }
 
