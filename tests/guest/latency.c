@@ -139,6 +139,7 @@ int main(int argc, char **argv)
 		bail("mmap of the receiver's control page: %s", strerror(errno));
 
 	sw = stall_watch_start();
+	stall_watch_judge(sw, 0);	/* the measured CPU */
 	t0 = now_ns();
 	h0 = task_cpu_ns(hog);
 	for (int i = 0; i < n && !stuck && !ring_err; i++) {

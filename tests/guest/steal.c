@@ -9,12 +9,12 @@
  * usage: steal [-c CPU] [-t MS] [-g GAP_US]   (defaults 0, 300, 500)
  *   a thread spinning on CPU for MS ms sums its gaps over GAP_US;
  *   prints: stolen_pct=P max_gap_us=M
- * usage: steal -w [-o FILE] [-T SECONDS] [CMD ARG...]
+ * usage: steal -w [-c CPU] [-o FILE] [-T SECONDS] [CMD ARG...]
  *   the stall watch (lib/stall.h) while CMD runs, or until SIGTERM or
  *   SIGINT without CMD; exits with CMD's status, or 124 when CMD (its
  *   process group) had to be killed after SECONDS.  Prints, to FILE if
  *   given: stall_pct=P stall_ms=M secs=S cpu=C max_late_us=L timed_out=0|1
- *   (P: percent of the time the worst CPU, C, stood still)
+ *   (P: percent of the time CPU C stood still: -c CPU, else the worst)
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -47,7 +47,7 @@ static int wait_limited(pid_t pid, u64 limit_s)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static int watch(char **cmd, const char *out, u64 limit_s)
+static int watch(char **cmd, const char *out, u64 limit_s, int judge)
 {
 	struct stall_watch *w;
 	sigset_t set;
@@ -61,6 +61,7 @@ static int watch(char **cmd, const char *out, u64 limit_s)
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	w = stall_watch_start();
+	stall_watch_judge(w, judge);
 	if (*cmd) {
 		pid = fork();
 		if (pid < 0)
@@ -96,13 +97,13 @@ int main(int argc, char **argv)
 {
 	u64 ms = 300, gap_us = 500, max;
 	u64 limit_s = 0;
-	int cpu = 0, opt, watching = 0;
+	int cpu = 0, cpu_set = 0, opt, watching = 0;
 	const char *out = NULL;
 	double pct;
 
 	while ((opt = getopt(argc, argv, "+c:t:g:wo:T:")) != -1) {
 		switch (opt) {
-		case 'c': cpu = atoi(optarg); break;
+		case 'c': cpu = atoi(optarg); cpu_set = 1; break;
 		case 't': ms = strtoull(optarg, NULL, 10); break;
 		case 'g': gap_us = strtoull(optarg, NULL, 10); break;
 		case 'w': watching = 1; break;
@@ -110,12 +111,12 @@ int main(int argc, char **argv)
 		case 'T': limit_s = strtoull(optarg, NULL, 10); break;
 		default:
 			fprintf(stderr, "usage: steal [-c CPU] [-t MS] [-g GAP_US]\n"
-				"       steal -w [-o FILE] [-T SECONDS] [CMD ARG...]\n");
+				"       steal -w [-c CPU] [-o FILE] [-T SECONDS] [CMD ARG...]\n");
 			return 2;
 		}
 	}
 	if (watching)
-		return watch(argv + optind, out, limit_s);
+		return watch(argv + optind, out, limit_s, cpu_set ? cpu : -1);
 	pct = host_steal_pct(cpu, ms, gap_us, &max);
 	printf("stolen_pct=%.1f max_gap_us=%llu\n", pct,
 	       (unsigned long long)(max / 1000));

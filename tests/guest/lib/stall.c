@@ -90,6 +90,7 @@ struct stall_watch *stall_watch_start(void)
 	if (w->period_ns < 1000000)
 		w->period_ns = 1000000;
 	w->ncpu = n < STALL_MAX_CPUS ? n : STALL_MAX_CPUS;
+	w->judge = -1;
 	fflush(NULL);
 	for (int i = 0; i < w->ncpu; i++) {
 		pid_t pid = fork();
@@ -132,11 +133,23 @@ void stall_watch_free(struct stall_watch *w)
 	munmap(w, sizeof(*w));
 }
 
+void stall_watch_judge(struct stall_watch *w, int cpu)
+{
+	w->judge = cpu >= 0 && cpu < w->ncpu ? cpu : -1;
+}
+
 double stall_pct(const struct stall_watch *w, int *cpu)
 {
 	double worst = 0;
 	int at = 0;
 
+	if (w->judge >= 0) {
+		const struct stall_cpu *c = &w->cpu[w->judge];
+
+		if (cpu)
+			*cpu = w->judge;
+		return c->deadlines ? 100.0 * c->late / c->deadlines : 0;
+	}
 	for (int i = 0; i < w->ncpu; i++) {
 		const struct stall_cpu *c = &w->cpu[i];
 		double p = c->deadlines ? 100.0 * c->late / c->deadlines : 0;
