@@ -59,11 +59,9 @@ struct stall_watch *stall_watch_start(void);
 void stall_watch_stop(struct stall_watch *w);
 void stall_watch_free(struct stall_watch *w);
 /*
- * Judge the watch by this CPU's stall only (default: the worst CPU's).
- * An idle vCPU's wake-ups are late under TCG even on a quiet host (the
- * emulator wakes it, 12-30% "stall" measured on CPU 1 while CPU 0,
- * busy, showed none); a test whose measurement happens on one busy CPU
- * judges by that one.
+ * Judge the watch by this CPU's stall only (default: the worst CPU's):
+ * a test whose measurement happens on one CPU judges by that one, since
+ * the other's stalls (mostly an idle vCPU woken late) do not touch it.
  */
 void stall_watch_judge(struct stall_watch *w, int cpu);
 /* Percent of the watched time the judged (or worst) CPU stood still. */
