@@ -39,6 +39,12 @@
  * (42% at 6,000 endpoints) stays above it.
  */
 #define WORKER_STEAL_MAX_PCT	20.0
+/*
+ * pb against local is a comparison of medians: the host decides a median
+ * only once stalls cover a good part of the time, not a tenth as for a
+ * p90 (STALL_MAX_PCT).  At 10% stall pb's median was 48x below local's.
+ */
+#define MEDIAN_STALL_MAX_PCT	(3 * stall_max_pct())
 
 /* One busy-polling receiver process and what it saw. */
 struct rcv {
@@ -178,7 +184,7 @@ static void test_pb_period(void)
 	pb_measure("local", JOB + 1, n, &local);
 	pb_measure("pb", JOB + 5, n, &pb);
 	stall_watch_stop(w);
-	busy = stall_too_busy(w, stall_max_pct());
+	busy = stall_too_busy(w, MEDIAN_STALL_MAX_PCT);
 	stall_describe(w, stall, sizeof(stall));
 	stall_watch_free(w);
 	t_diag("pb: while local and pb ran: %s", stall);
@@ -193,7 +199,7 @@ static void test_pb_period(void)
 	if (busy)
 		t_skip("pb: median arrival-to-seen below local's in the same run",
 		       "host too busy (%s; limit %.0f%%): pb %.1f us, local %.1f us",
-		       stall, stall_max_pct(), pb.median / 1e3, local.median / 1e3);
+		       stall, MEDIAN_STALL_MAX_PCT, pb.median / 1e3, local.median / 1e3);
 	else
 		okf(pb.got && (local.got < n || pb.median < local.median),
 		    "pb: median arrival-to-seen below local's in the same run",
