@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The columns of the tables: the module's ten policies and the baselines a
+"""The columns of the tables: the module's policies and the baselines a
 user would pick instead.  A column says how every job of a run is launched
 and which policy the module must have."""
 from .util import BenchError
 
 POLICIES = ["local", "sb", "sy", "dcs", "dcs-sb", "dcs-sy",
-            "pb", "pbt", "pb-sb", "pb-sy"]
+            "pb", "pbt", "pb-sb", "pb-sy", "pba", "pba-sb", "pba-sy"]
 
 # Baselines: plain MPI without the glue.
 #   busy-poll  MPI's default busy polling under the stock scheduler (the
