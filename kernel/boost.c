@@ -197,8 +197,13 @@ bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
 		cosched_count(ep, COSCHED_CNT_BUDGET_EXHAUSTED, 1);
 		goto out;
 	}
-	if (t->prio_state == COSCHED_PRIO_OWN)
-		cosched_save_own(t);
+	/*
+	 * A boost ends a yield first: SCHED_FIFO keeps the nice a task had,
+	 * and a boosted task must not read nice 19 (nor get it back).
+	 */
+	if (t->prio_state == COSCHED_PRIO_LOWERED)
+		cosched_set_own(t);
+	cosched_save_own(t);
 	cosched_boost_attr(t, mech, &attr);
 
 	/* Bounded before it exists: the expiry runs whatever comes next. */
@@ -209,11 +214,6 @@ bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
 		hrtimer_cancel(&t->boost_timer);
 		cosched_budget_settle(&t->charge, 0);
 		goto out;
-	}
-	if (t->prio_state == COSCHED_PRIO_LOWERED) {
-		cosched_set_state(t->lowered_ep, COSCHED_STATE_YIELDED, false);
-		cosched_ep_put(t->lowered_ep);
-		t->lowered_ep = NULL;
 	}
 	WRITE_ONCE(t->prio_state, COSCHED_PRIO_BOOSTED);
 	t->boost_mech = mech;
