@@ -13,12 +13,17 @@
  *    printed.
  *  - idle: a job whose only process sleeps is boosted in its turns all the
  *    same (pb boosts only endpoints with a message pending).
+ *  - yielded: under pba-sy a receiver lowered to nice 19 by a yield and
+ *    then boosted in its turn reads its own nice (0) while boosted, not
+ *    19: SCHED_FIFO keeps the nice a task had, so a boost must end the
+ *    yield first.
  */
 #define _GNU_SOURCE
 #include "check.h"
 
 #include <sched.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -171,6 +176,39 @@ static void test_idle(void)
 	close(fd);
 }
 
+static void test_boost_ends_yield(void)
+{
+	unsigned int samples = 0, lowered = 0;
+	struct cosched_yield y;
+	struct ep e;
+	u64 t0;
+
+	policy_set("pba-sy");
+	ep_must_open(&e, JOB + 4, 0);
+	memset(&y, 0, sizeof(y));
+	if (ep_yield(e.fd, RD(e.ctrl->arrivals), &y))
+		bail("YIELD");
+	/* Sample our nice while the control page says we are boosted. */
+	for (t0 = now_ns(); now_ns() - t0 < 1000000000ull && samples < 100;) {
+		int nice;
+
+		if (!(RD(e.ctrl->state) & COSCHED_STATE_BOOSTED))
+			continue;
+		errno = 0;
+		nice = getpriority(PRIO_PROCESS, 0);
+		if (errno || !(RD(e.ctrl->state) & COSCHED_STATE_BOOSTED))
+			continue;
+		samples++;
+		lowered += nice != 0;
+	}
+	policy_set("local");
+	ep_close(&e);
+	okf(samples && !lowered,
+	    "yielded: boosted in its turn, the receiver reads its own nice",
+	    "%u of %u samples while boosted read a nice other than 0", lowered,
+	    samples);
+}
+
 int main(void)
 {
 	if (nr_cpus() < 2)
@@ -182,5 +220,6 @@ int main(void)
 	sysfs_set_u64("cpu_budget_pct", 90);
 	test_turns();
 	test_idle();
+	test_boost_ends_yield();
 	return t_done();
 }
