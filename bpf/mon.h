@@ -54,6 +54,10 @@ void mon_jobs_refresh(struct mon_jobs *jobs, struct monitor_bpf *skel);
 /* How many times mon_sample() reads a snapshot that took too long. */
 #define MON_SAMPLE_TRIES	5
 
+/* now - t, or 0 if t is later (timestamps from different CPUs). */
+__u64 mon_since(__u64 now, __u64 t);
+void mon_add_task(struct mon_snap *s, const struct mon_task *t, __u32 tid,
+		  __u64 now);
 int mon_sample(struct monitor_bpf *skel, int njobs, struct mon_snap *s,
 	       __u64 slack_ns);
 void mon_delta(const struct mon_snap *cur, const struct mon_snap *prev,

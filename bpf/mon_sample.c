@@ -15,32 +15,6 @@
 #include "mon.h"
 #include "monitor.skel.h"
 
-static __u64 since(__u64 now, __u64 t)
-{
-	return now > t ? now - t : 0;
-}
-
-static void add_task(struct mon_snap *s, const struct mon_task *t, __u64 now)
-{
-	__u32 j = t->job, c = t->cpu;
-	int i;
-
-	for (i = 0; i < MON_MAX_CPUS; i++) {
-		s->on[j][i] += t->on_ns[i];
-		s->blocked[j][i] += t->blocked_ns[i];
-		s->preempted[j][i] += t->preempted_ns[i];
-		s->switches[j][i] += t->switches[i];
-	}
-	if (c >= MON_MAX_CPUS)
-		return;
-	if (t->on_since)
-		s->on[j][c] += since(now, t->on_since);
-	else if (t->off_since && t->off_state == MON_OFF_BLOCKED)
-		s->blocked[j][c] += since(now, t->off_since);
-	else if (t->off_since && t->off_state == MON_OFF_PREEMPTED)
-		s->preempted[j][c] += since(now, t->off_since);
-}
-
 static int sample_once(struct monitor_bpf *skel, int njobs, struct mon_snap *s,
 		       __u64 *took)
 {
@@ -62,7 +36,7 @@ static int sample_once(struct monitor_bpf *skel, int njobs, struct mon_snap *s,
 		/* After the copy, so no timestamp in it is later. */
 		now = mon_now_ns();
 		if (t.job < (__u32)njobs)
-			add_task(s, &t, now);
+			mon_add_task(s, &t, key, now);
 	}
 	if (errno != ENOENT)
 		return -errno;
@@ -72,7 +46,7 @@ static int sample_once(struct monitor_bpf *skel, int njobs, struct mon_snap *s,
 		now = mon_now_ns();
 		s->all_on[j] = job.all_on_ns;
 		if (job.full)
-			s->all_on[j] += since(now, job.since);
+			s->all_on[j] += mon_since(now, job.since);
 	}
 	/* Records are read one by one: the snapshot is of the middle. */
 	s->t_ns = start + (now - start) / 2;

@@ -4,6 +4,7 @@
 # tests/bpf/run.sh: the BPF tests, as root, on the host kernel or in a
 # guest (tests/vm/vmrun.sh ... -- tests/bpf/run.sh).  Needs 2 CPUs.
 #   - every build/bpf/*.bpf.o loads (the verifier accepts it) and attaches;
+#   - the sampler's per-thread arithmetic (tests/bpf/task_test.c);
 #   - cosched-monitor over synthetic jobs (busy loops pinned with taskset,
 #     a sleeper, a cgroup v2 job) writes CSV that makes sense
 #     (tests/bpf/csvcheck.py);
@@ -83,6 +84,17 @@ for obj in $B/*.bpf.o; do
 	out=$($B/bpf-load-check "$obj" 2>&1)
 	verdict $? "load and attach $(basename "$obj")" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
 done
+
+# 1b. The sampler's arithmetic alone (bpf/mon_task.c), against this
+# thread's runtime: a switch in the tracepoint missed must not move time
+# between intervals.
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "mon_task: ${line#ok - }" ;;
+	"not ok - "*) notok "mon_task: ${line#not ok - }" ;;
+	"#"*) echo "$line" ;;
+	esac
+done < <($B/mon-task-test)
 
 # 2. Jobs: "solo" = two busy ranks on CPUs 0 and 1; "sleeper" = a sleep.
 busy 0; a0=$busy_pid
