@@ -42,9 +42,12 @@ class Module:
             if not os.path.exists(ko):
                 self.why_not = f"module not loaded and {ko} not built (make modules)"
                 return False
-            p = subprocess.run(["insmod", ko], capture_output=True, text=True)
+            # A calibrated guest (tests/vm/vmrun.sh --calibrated) scales the
+            # module's time parameters with its dilation.
+            params = os.environ.get("COSCHED_MODPARAMS", "").split()
+            p = subprocess.run(["insmod", ko] + params, capture_output=True, text=True)
             if p.returncode != 0:
-                self.why_not = f"insmod {ko}: {p.stderr.strip() or 'failed'}"
+                self.why_not = f"insmod {ko} {' '.join(params)}: {p.stderr.strip() or 'failed'}"
                 return False
             self.loaded_by_us = True
         if not os.access(os.path.join(SYS, "policy"), os.W_OK):
