@@ -90,7 +90,7 @@ irqsoff_start() {
 irqsoff_read() {
 	[ "$IRQSOFF" = 1 ] || return 0
 	say "irqsoff max over $1: $(cat "$TR/tracing_max_latency") us," \
-	    "$(sed -n 's/^ *=> \(started\|ended\) at: *\(.*\)/\1 at \2/p' "$TR/trace" | tr '\n' ' ')"
+	    "$(sed -n 's/^# *=> \(started\|ended\) at: *\(.*\)/\1 at \2/p' "$TR/trace" | tr '\n' ' ')"
 }
 
 [ -d "$TR/events" ] || mount -t tracefs nodev "$TR" 2>/dev/null || true

@@ -38,7 +38,10 @@ export FUZZ_ARGS=${FUZZ_ARGS:---seconds 600}
 # The guest's logs (the fuzzer's operation log among them) stay here.
 outdir=${DEBUG_OUTDIR:-build/debug-out}
 mkdir -p "$outdir"
+# The irqsoff tracer starts at boot, on one CPU: switching tracers later
+# patches kernel text while both vCPUs run (bench/many-endpoints.sh).
 flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel "$rel" --smp 2 \
+	--append 'ftrace=irqsoff trace_options=nofunction-trace' \
 	--outdir "$outdir" --env FUZZ_ARGS --mem "${DEBUG_MEM:-2048}" --timeout "${DEBUG_TIMEOUT:-10800}" \
 	-- tests/vm/debug-guest.sh "$@" | tee "$out"
 status=${PIPESTATUS[0]}

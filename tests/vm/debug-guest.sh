@@ -53,13 +53,16 @@ if [ -s $DBG/kmemleak ]; then
 fi
 echo clear > $DBG/kmemleak
 
-# irqsoff without its function trace: only the maximum is wanted.
+# irqsoff, started at boot without its function trace (check-debug.sh's
+# --append): switching tracers here would patch kernel text while both
+# vCPUs run, which crashed a TCG guest.  Only the maximum is reset.
 irqsoff=0
-if [ -w $TR/current_tracer ] && grep -qw irqsoff $TR/available_tracers; then
-	echo 0 > $TR/options/function-trace
+if [ "$(cat $TR/current_tracer 2>/dev/null)" = irqsoff ]; then
 	echo 0 > $TR/tracing_max_latency
-	echo irqsoff > $TR/current_tracer && irqsoff=1
 	echo 1 > $TR/tracing_on
+	irqsoff=1
+else
+	echo "# irqsoff tracer not started at boot: no irqs-off maximum"
 fi
 
 log=/tmp/debug-guest.$$
@@ -81,7 +84,6 @@ if [ $irqsoff = 1 ]; then
 	echo 0 > $TR/tracing_on
 	echo "# irqsoff tracer: longest irqs-off section $(cat $TR/tracing_max_latency) us"
 	grep -E '^# +(\| task:|=> (started|ended) at:)' $TR/trace | sed 's/^# */#   /'
-	echo nop > $TR/current_tracer
 fi
 
 # Unload first, so that what the module's exit path forgets is counted.
