@@ -190,3 +190,15 @@ cluster-smoke: modules mpi-glue cluster-debs
 
 cluster-shell: modules mpi-glue cluster-debs
 	tests/vm/cluster.sh --shell $(CLUSTER_ARGS)
+
+# make slurm            the SPANK plugin for srun --cosched
+#                       (build/slurm/cosched_spank.so) and its host test
+# make cluster-slurm-smoke  the cluster with Slurm (cluster.sh --slurm):
+#                       srun, srun --cosched with an Open MPI job
+#                       (tests/vm/cluster/slurm-smoke.sh)
+.PHONY: slurm cluster-slurm-smoke
+slurm:
+	$(MAKE) -C slurm all check
+
+cluster-slurm-smoke: modules mpi-glue cluster-debs slurm
+	tests/vm/cluster.sh --slurm $(CLUSTER_ARGS) -- tests/vm/cluster/slurm-smoke.sh
