@@ -35,7 +35,13 @@ PACKAGES=(
 	python3-matplotlib
 	# make deb: dpkg-buildpackage with debhelper and dh_dkms
 	debhelper dh-dkms
+	# tests/vm/cluster.sh --slurm: the guests run the host's munged,
+	# slurmctld and slurmd (not the host: see host_daemons_off); make slurm
+	# builds the SPANK plugin against slurm/spank.h (libslurm-dev)
+	munge slurmctld slurmd slurm-client libslurm-dev
 )
+# Installed for the cluster guests only: never left running on the host.
+HOST_DAEMONS=(slurmctld slurmd munge)
 export DEBIAN_FRONTEND=noninteractive
 
 log() { echo "setup: $*"; }
@@ -68,6 +74,22 @@ install_packages() {
 	log "installing ${missing[*]}"
 	apt-get install -y -q=2 --no-install-recommends "${missing[@]}" ||
 		die "apt-get install failed"
+	host_daemons_off
+}
+
+# The packages' postinsts start their services (where systemd or an init
+# script lets them); the guests start their own, from a configuration
+# made per run.
+host_daemons_off() {
+	local s
+	for s in "${HOST_DAEMONS[@]}"; do
+		if [[ -d /run/systemd/system ]]; then
+			systemctl disable --now "$s" >/dev/null 2>&1 || true
+		elif [[ -x "/etc/init.d/$s" ]]; then
+			"/etc/init.d/$s" stop >/dev/null 2>&1 || true
+			update-rc.d "$s" disable >/dev/null 2>&1 || true
+		fi
+	done
 }
 
 fetch_kernels() {

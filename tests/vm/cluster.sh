@@ -21,6 +21,8 @@
 #   --shell         no CMD: an interactive shell on node 0, on this terminal
 #                   (through a fourth serial port; make cluster-shell);
 #                   "exit" or Ctrl-] ends the cluster
+#   --slurm         munged and slurmd on every node, slurmctld on node 0,
+#                   CMD once sinfo shows all idle (cluster/slurm-up.sh)
 #
 # CMD runs as root on node 0 once every node is up, with $COSCHED_HOSTS
 # (node0,node1,...), $COSCHED_NODE, $COSCHED_NODES and $COSCHED_REXEC (the
@@ -46,6 +48,7 @@ MODE=pkg
 DKMS_HOST=1
 LOCK=/tmp/cosched-guest.lock
 SHELL_MODE=0
+SLURM=0
 CMD=()
 RUN=
 KEEP=0
@@ -55,7 +58,7 @@ HUBFD=
 log() { echo "cluster: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 usage() {
-	sed -n '7,32s/^# \{0,1\}//p' "$SELF" >&2
+	sed -n '7,34s/^# \{0,1\}//p' "$SELF" >&2
 	exit "${1:-2}"
 }
 
@@ -71,6 +74,7 @@ parse_args() {
 		--dkms-in-guest) DKMS_HOST=0; shift ;;
 		--lock) LOCK=${2:?}; shift 2 ;;
 		--shell) SHELL_MODE=1; shift ;;
+		--slurm) SLURM=1; shift ;;
 		-h | --help) usage 0 ;;
 		--) shift; CMD=("$@"); break ;;
 		*) log "unknown option '$1'"; usage ;;
@@ -84,6 +88,7 @@ parse_args() {
 	fi
 	TIMEOUT=${TIMEOUT:-900}
 	((${#CMD[@]})) || { log "no command given"; usage; }
+	((SLURM)) && CMD=("$HERE/cluster/slurm-up.sh" "${CMD[@]}")
 	[[ "$NODES" =~ ^[1-9][0-9]*$ && "$NODES" -le 200 && "$MEM" =~ ^[1-9][0-9]*$ &&
 		"$TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
 		{ log "--nodes (1-200), --mem and --timeout take positive integers"; usage; }

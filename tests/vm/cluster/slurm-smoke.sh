@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# slurm-smoke.sh: Slurm and srun --cosched in the cluster, run as CMD on
+# node 0 of tests/vm/cluster.sh --slurm (make cluster-slurm-smoke):
+#   1. every node idle in sinfo; srun -N N -n N hostname runs on each;
+#   2. srun --cosched=yield: each task's LD_PRELOAD is the user's, then
+#      the glue; COSCHED_RECV_MODE=yield; COSCHED_JOB = job << 32 | step;
+#   3. mpi-glue's checking suite (Open MPI, srun --mpi=pmix, one rank per
+#      node, policy dcs set on every node by the "admin"): with --cosched
+#      every rank registers sockets and sees module arrivals, and each
+#      node's module counts arrivals; with --cosched=off the same output
+#      and no glue; --cosched=bogus makes srun fail;
+#   4. without the plugin in plugstack.conf, the glue check above fails.
+# Output is TAP; the last line is "N passed, N failed"; exit 1 on a failure.
+cd "$(dirname "$0")/../../.." || exit 2
+. mpi-glue/test/tap.sh
+R=${COSCHED_REXEC:?run me through tests/vm/cluster.sh --slurm}
+SYS=/sys/kernel/cosched
+SUITE=build/mpi-glue/test/suite.openmpi
+LIMIT=${SMOKE_LIMIT:-300}
+IFS=, read -ra HOSTS <<<"${COSCHED_HOSTS:?}"
+N=${#HOSTS[@]}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+on() { "$R" -n "$@"; }
+sorted() { printf '%s\n' "$@" | sort | tr '\n' ' '; }
+# The glue's per-rank counter lines: "cosched-mpi: rank R ... NAME VALUE ...".
+field_of_rank() { # file rank field
+	awk -v r="$2" -v f="$3" '$1 == "cosched-mpi:" && $2 == "rank" && $3 == r {
+		for (i = 4; i < NF; i++) if ($i == f) print $(i + 1) }' "$1"
+}
+# Was the glue active in every rank of a run whose stderr is $1?
+glue_active() {
+	local r s a
+	grep -q 'waits the plain MPI way' "$1" && return 1
+	for ((r = 0; r < N; r++)); do
+		s=$(field_of_rank "$1" "$r" sockets)
+		a=$(field_of_rank "$1" "$r" module_arrivals)
+		[ "${s:-0}" -gt 0 ] && [ "${a:-0}" -gt 0 ] || return 1
+		echo "# rank $r: $s sockets registered, $a arrivals from its node's module"
+	done
+}
+counters() { # host -> "arrivals rx_bytes tx_bytes"
+	on "$1" "cat $SYS/stats/arrivals /sys/class/net/eth0/statistics/rx_bytes \
+		/sys/class/net/eth0/statistics/tx_bytes 2>/dev/null" | tr '\n' ' '
+}
+suite() { # out err srun-options...
+	local out=$1 err=$2
+	shift 2
+	COSCHED_MPI_VERBOSE=1 timeout "$LIMIT" srun -N "$N" -n "$N" --mpi=pmix "$@" \
+		"$SUITE" >"$out" 2>"$err"
+}
+
+idle=$(sinfo -h -N -o '%N %t' | awk '$2 == "idle" { print $1 }' | sort -u | tr '\n' ' ')
+[ "$idle" = "$(sorted "${HOSTS[@]}")" ]
+check $? "sinfo: every node idle ($idle)" || sinfo -N -l | sed 's/^/# /'
+where=$(timeout "$LIMIT" srun -N "$N" -n "$N" hostname 2>&1 | sort | tr '\n' ' ')
+[ "$where" = "$(sorted "${HOSTS[@]}")" ]
+check $? "srun -N $N -n $N hostname: $where"
+echo "# srun --mpi=list: $(srun --mpi=list 2>&1 | tr -s ' \n' ' ')"
+
+# 2. The task's environment.
+user=/lib/x86_64-linux-gnu/libm.so.6
+env=$(LD_PRELOAD=$user timeout "$LIMIT" srun -N "$N" -n "$N" --cosched=yield sh -c \
+	'echo "$SLURMD_NODENAME $LD_PRELOAD $COSCHED_RECV_MODE $COSCHED_JOB $((SLURM_JOB_ID << 32 | SLURM_STEP_ID))"' 2>&1)
+echo "$env" | sed 's/^/# /'
+bad=$(echo "$env" | awk -v u="$user" '$2 !~ "^" u ":/.*/libcosched-mpi-openmpi\\.so$" ||
+	$3 != "yield" || $4 != $5 || $4 == "" { print }')
+[ -z "$bad" ] && [ "$(echo "$env" | wc -l)" = "$N" ]
+check $? "--cosched=yield: LD_PRELOAD user's:glue, COSCHED_RECV_MODE=yield, COSCHED_JOB=job<<32|step on $N tasks"
+
+# 3. The suite, plain and under the glue, policy dcs everywhere.
+for h in "${HOSTS[@]}"; do
+	[ "$(on "$h" "echo dcs >$SYS/policy && grep -o '\[[a-z-]*\]' $SYS/policy")" = "[dcs]" ]
+	check $? "$h: policy dcs (set by the admin, not the plugin)"
+done
+suite "$W/ref.out" "$W/ref.err" --cosched=off
+check $? "srun --cosched=off: plain suite ($(tail -n1 "$W/ref.out"))" ||
+	tail -n 5 "$W/ref.err" | sed 's/^/# /'
+! grep -q '^cosched-mpi:' "$W/ref.err"
+check $? "--cosched=off: no glue in the ranks"
+
+declare -A before
+for h in "${HOSTS[@]}"; do before[$h]=$(counters "$h"); done
+suite "$W/glue.out" "$W/glue.err" --cosched
+check $? "srun --cosched: suite under the glue ($(tail -n1 "$W/glue.out"))" ||
+	grep -v '^cosched-mpi: rank' "$W/glue.err" | tail -n 5 | sed 's/^/# /'
+! grep -q FAIL "$W/glue.out" "$W/ref.out" && cmp -s "$W/ref.out" "$W/glue.out" && [ -s "$W/ref.out" ]
+check $? "the suite's checked output is the same with the glue" ||
+	diff "$W/ref.out" "$W/glue.out" | head -n 10 | sed 's/^/# /'
+glue_active "$W/glue.err"
+check $? "--cosched: the glue active in all $N ranks (sockets and module arrivals)" ||
+	tail -n 5 "$W/glue.err" | sed 's/^/# /'
+for h in "${HOSTS[@]}"; do
+	read -r a0 rx0 tx0 <<<"${before[$h]}"
+	read -r a1 rx1 tx1 <<<"$(counters "$h")"
+	[[ "$a0 $rx0 $tx0 $a1 $rx1 $tx1" =~ ^[0-9]+( [0-9]+){5}$ ]] && ((a1 > a0))
+	check $? "$h: its module counted $((${a1:-0} - ${a0:-0})) arrivals (eth0 rx +$((${rx1:-0} - ${rx0:-0})) B, tx +$((${tx1:-0} - ${tx0:-0})) B)"
+done
+
+timeout "$LIMIT" srun -N "$N" -n "$N" --cosched=bogus hostname >"$W/bogus.out" 2>&1
+st=$?
+sed 's/^/# /' "$W/bogus.out"
+[ "$st" != 0 ] && grep -q 'cosched=bogus' "$W/bogus.out" && ! grep -qx 'node[0-9]*' "$W/bogus.out"
+check $? "srun --cosched=bogus fails (status $st) with a message, runs nothing"
+
+# 4. The glue check can fail: the same run with the plugin out of every
+# node's plugstack.conf (srun and slurmstepd read it at each step).
+for h in "${HOSTS[@]}"; do on "$h" "cp /etc/slurm/plugstack.conf /etc/slurm/plugstack.conf.on && : >/etc/slurm/plugstack.conf"; done
+COSCHED_MPI_VERBOSE=1 timeout "$LIMIT" srun -N "$N" -n "$N" --mpi=pmix "$SUITE" >"$W/none.out" 2>"$W/none.err"
+! glue_active "$W/none.err"
+check $? "without the plugin: the glue check fails, as it should (suite $(tail -n1 "$W/none.out"))"
+for h in "${HOSTS[@]}"; do on "$h" "mv /etc/slurm/plugstack.conf.on /etc/slurm/plugstack.conf"; done
+tap_summary
+# shellcheck disable=SC2154 # fail: tap.sh's
+((fail == 0))
