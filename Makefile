@@ -11,7 +11,7 @@
 # make bench-latency    latency, bandwidth, CPU per message and system calls
 #                       of libcosched under every policy, in a 6.12 guest
 # make mpi-glue         the MPI glue for MPICH and Open MPI, its test programs
-# make mpi-glue-matrix  its guest test under all ten policies, both MPIs,
+# make mpi-glue-matrix  its guest test under all thirteen policies, both MPIs,
 #                       6.1 and 6.12 guests
 # make mpi-effect       the glue's effect table (co-scheduled MPI jobs), 6.12
 # make deb              the Debian packages into build/deb/
