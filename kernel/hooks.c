@@ -34,10 +34,12 @@
  * endpoint is destroyed (COSCHED_IOC_DESTROY, or the endpoint's file is
  * released, at the latest when its process exits), or when the reaper
  * finds that the registration holds the file's last reference, i.e. the
- * process has closed every descriptor of it: the reaper runs at each
- * REGISTER and once a second while registrations exist, so a closed
- * socket is really closed (FIN sent) within about a second.  rmmod needs
- * every endpoint gone, hence every registration.
+ * process has closed every descriptor of it: the reaper runs once a
+ * second while registrations exist, so a closed socket is really closed
+ * (FIN sent) within about a second, and counts against its user's
+ * user_max_hooks until then.  REGISTER itself walks nothing: it may run
+ * at every connect() of an MPI library.  rmmod needs every endpoint
+ * gone, hence every registration.
  */
 #include <linux/anon_inodes.h>
 #include <linux/btf.h>
@@ -58,6 +60,7 @@
 #include "endpoint.h"
 #include "hooks.h"
 #include "policy.h"
+#include "user.h"
 #include "workers.h"
 
 /* One registered socket, ring or completion channel. */
@@ -77,7 +80,8 @@ struct cosched_hook {
 
 /* Registrations: changes under cosched_hooks_mutex, lookups under RCU. */
 static DEFINE_MUTEX(cosched_hooks_mutex);
-static DEFINE_HASHTABLE(cosched_hook_table, 8);
+/* Looked up at each TCP arrival the BPF hooks see: 1,024 chains. */
+static DEFINE_HASHTABLE(cosched_hook_table, 10);
 static atomic_t cosched_nr_hooks = ATOMIC_INIT(0);
 
 /* The f_op of io_uring files, learnt from the first one registered. */
@@ -273,7 +277,7 @@ static void cosched_hook_drop(struct cosched_hook *h)
 	remove_wait_queue(h->whead, &h->wait);
 	hash_del_rcu(&h->hnode);
 	list_del(&h->ep_node);
-	h->ep->nr_hooks--;
+	cosched_user_uncharge_hook(h->ep->user);
 	atomic_dec(&cosched_nr_hooks);
 	fput(h->file);
 	/* A kfunc caller may still be looking at it. */
@@ -313,8 +317,9 @@ static void cosched_hook_reap_fn(struct work_struct *work)
  * Return: 0; -EBADF for a descriptor that is not open; -ENOTSOCK for a
  * %COSCHED_HOOK_TCP that is no socket; -EINVAL for another kind of socket
  * or file, or an unknown kind; -EEXIST if the socket or ring is registered
- * already (to any endpoint); -ENOSPC beyond %COSCHED_MAX_HOOKS; -ENXIO if
- * the endpoint is being destroyed; -ENOMEM.
+ * already (to any endpoint); -ENOSPC when the endpoint's user has
+ * user_max_hooks registrations; -ENXIO if the endpoint is being
+ * destroyed; -ENOMEM.
  */
 int cosched_hook_register(struct cosched_ep *ep,
 			  const struct cosched_hook_reg *reg)
@@ -332,7 +337,7 @@ int cosched_hook_register(struct cosched_ep *ep,
 		ret = PTR_ERR(key);
 		goto err_put;
 	}
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h) {
 		ret = -ENOMEM;
 		goto err_put;
@@ -345,7 +350,6 @@ int cosched_hook_register(struct cosched_ep *ep,
 	init_poll_funcptr(&h->pt, cosched_hook_queue_proc);
 
 	mutex_lock(&cosched_hooks_mutex);
-	cosched_hook_reap();
 	if (ep->hooks_closed) {
 		ret = -ENXIO;
 		goto err_unlock;
@@ -354,21 +358,20 @@ int cosched_hook_register(struct cosched_ep *ep,
 		ret = -EEXIST;
 		goto err_unlock;
 	}
-	if (ep->nr_hooks >= COSCHED_MAX_HOOKS) {
-		ret = -ENOSPC;
+	ret = cosched_user_charge_hook(ep->user);
+	if (ret)
 		goto err_unlock;
-	}
 	vfs_poll(file, &h->pt);
 	if (!h->whead || h->extra_queue) {
 		/* Not the one poll queue of a socket or ring. */
 		if (h->whead)
 			remove_wait_queue(h->whead, &h->wait);
+		cosched_user_uncharge_hook(ep->user);
 		ret = -EINVAL;
 		goto err_unlock;
 	}
 	hash_add_rcu(cosched_hook_table, &h->hnode, (unsigned long)key);
 	list_add_tail(&h->ep_node, &ep->hooks);
-	ep->nr_hooks++;
 	if (atomic_inc_return(&cosched_nr_hooks) == 1)
 		schedule_delayed_work(&cosched_hook_reaper, HZ);
 	mutex_unlock(&cosched_hooks_mutex);

@@ -57,6 +57,7 @@ TUNABLE_ATTR(user_budget_pct, COSCHED_T_USER_BUDGET_PCT);
 TUNABLE_ATTR(cpu_budget_pct, COSCHED_T_CPU_BUDGET_PCT);
 TUNABLE_ATTR(global_budget_pct, COSCHED_T_GLOBAL_BUDGET_PCT);
 TUNABLE_ATTR(user_max_endpoints, COSCHED_T_USER_MAX_ENDPOINTS);
+TUNABLE_ATTR(user_max_hooks, COSCHED_T_USER_MAX_HOOKS);
 
 static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_policy.kattr.attr,
@@ -71,6 +72,7 @@ static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_cpu_budget_pct.kattr.attr,
 	&tunable_global_budget_pct.kattr.attr,
 	&tunable_user_max_endpoints.kattr.attr,
+	&tunable_user_max_hooks.kattr.attr,
 	NULL,
 };
 

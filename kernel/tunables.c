@@ -26,6 +26,7 @@ static const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_CPU_BUDGET_PCT]	= "cpu_budget_pct",
 	[COSCHED_T_GLOBAL_BUDGET_PCT]	= "global_budget_pct",
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= "user_max_endpoints",
+	[COSCHED_T_USER_MAX_HOOKS]	= "user_max_hooks",
 };
 
 static const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
@@ -85,6 +86,8 @@ static const struct {
 	[COSCHED_T_CPU_BUDGET_PCT]	= { 0, 90 },
 	[COSCHED_T_GLOBAL_BUDGET_PCT]	= { 0, 90 },
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= { 1, 1000000 },
+	/* Every user may register at least what ABI 1 promised per endpoint. */
+	[COSCHED_T_USER_MAX_HOOKS]	= { COSCHED_MAX_HOOKS, 1000000 },
 };
 
 static unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
@@ -100,6 +103,7 @@ static unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_CPU_BUDGET_PCT]	= 50,
 	[COSCHED_T_GLOBAL_BUDGET_PCT]	= 50,
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= 256,
+	[COSCHED_T_USER_MAX_HOOKS]	= 4096,
 };
 
 /**
@@ -298,6 +302,10 @@ module_param_cb(user_max_endpoints, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_USER_MAX_ENDPOINTS], 0444);
 MODULE_PARM_DESC(user_max_endpoints,
 		 "endpoints one user may have at once, 1-1000000 (default 256)");
+module_param_cb(user_max_hooks, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_USER_MAX_HOOKS], 0444);
+MODULE_PARM_DESC(user_max_hooks,
+		 "sockets, rings and channels one user may have registered at once, 64-1000000 (default 4096)");
 module_param_cb(budget_window_ms, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_BUDGET_WINDOW_MS], 0444);
 MODULE_PARM_DESC(budget_window_ms, "budget window, ms, 10-10000 (default 100)");

@@ -106,3 +106,29 @@ void cosched_user_del_ep(struct cosched_ep *ep)
 	ep->user->nr_eps--;
 	spin_unlock_irqrestore(&cosched_users_lock, flags);
 }
+
+/**
+ * cosched_user_charge_hook() - count a new registration against its user
+ * @u: the user of the endpoint it is made on
+ *
+ * Any context.  A limit lowered below the count refuses new ones only.
+ *
+ * Return: 0; -ENOSPC when @u has user_max_hooks registrations already.
+ */
+int cosched_user_charge_hook(struct cosched_user *u)
+{
+	unsigned int max = cosched_get(COSCHED_T_USER_MAX_HOOKS);
+	int n = atomic_read(&u->nr_hooks);
+
+	do {
+		if (n >= max)
+			return -ENOSPC;
+	} while (!atomic_try_cmpxchg(&u->nr_hooks, &n, n + 1));
+	return 0;
+}
+
+/* Give back what cosched_user_charge_hook() took. */
+void cosched_user_uncharge_hook(struct cosched_user *u)
+{
+	atomic_dec(&u->nr_hooks);
+}

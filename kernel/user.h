@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-user records: how many endpoints a user has (bounded by
- * user_max_endpoints), its boost budget, and its endpoints, which are
- * the only ones its spin-yield may pick.
+ * user_max_endpoints) and how many registrations (user_max_hooks), its
+ * boost budget, and its endpoints, which are the only ones its
+ * spin-yield may pick.
  */
 #ifndef _COSCHED_USER_H
 #define _COSCHED_USER_H
@@ -24,11 +25,15 @@ struct cosched_user {
 	/* Endpoints: changes under cosched_users_lock, readers RCU. */
 	struct list_head eps;
 	unsigned int nr_eps;
+	/* Registered sockets, rings and channels, bounded by user_max_hooks. */
+	atomic_t nr_hooks;
 };
 
 int cosched_user_add_ep(kuid_t uid, struct cosched_ep *ep);
 void cosched_user_list_ep(struct cosched_ep *ep);
 void cosched_user_del_ep(struct cosched_ep *ep);
+int cosched_user_charge_hook(struct cosched_user *u);
+void cosched_user_uncharge_hook(struct cosched_user *u);
 void cosched_user_get(struct cosched_user *u);
 void cosched_user_put(struct cosched_user *u);
 

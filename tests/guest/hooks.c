@@ -114,7 +114,7 @@ static void test_bad_input(void)
 {
 	struct cosched_hook_reg r = { 0 };
 	struct { struct cosched_hook_reg r; u32 extra; } big = { 0 };
-	int efd, a, b, p[2], u, nofd, noep, s[COSCHED_MAX_HOOKS];
+	int efd, a, b, p[2], u, nofd, noep;
 	struct io_uring ring;
 	struct ep ep;
 	pid_t pid;
@@ -198,26 +198,68 @@ static void test_bad_input(void)
 		ok(0, "io_uring_queue_init");
 	}
 
-	for (int i = 0; i < COSCHED_MAX_HOOKS; i++) {
-		s[i] = socket(AF_INET6, SOCK_STREAM, 0);
-		if (reg(efd, s[i], COSCHED_HOOK_TCP))
-			bail("registration %d: %s", i, strerror(errno));
-	}
-	ok(1, "COSCHED_MAX_HOOKS registrations (IPv6 sockets, unconnected)");
-	expect_neg(reg(efd, a, COSCHED_HOOK_TCP), ENOSPC, "one more -> ENOSPC");
-	expect_neg(unreg(efd, s[0], COSCHED_HOOK_TCP), 0, "UNREGISTER one");
-	expect_neg(reg(efd, a, COSCHED_HOOK_TCP), 0, "then one more fits");
-	for (int i = 0; i < COSCHED_MAX_HOOKS; i++)
-		close(s[i]);
-	/* Closed, hence reaped at the next REGISTER: room again. */
-	expect_neg(reg(efd, b, COSCHED_HOOK_TCP), 0,
-		   "closed sockets' registrations are reaped at REGISTER");
-	ep_close(&ep);	/* drops the two left */
+	ep_close(&ep);
 	close(a);
 	close(b);
 	close(p[0]);
 	close(p[1]);
 	close(u);
+}
+
+/* More than ABI 1's 64 per endpoint */
+#define MANY_HOOKS	(COSCHED_MAX_HOOKS + 36)
+
+/*
+ * The limit is per user (user_max_hooks), not per endpoint: one endpoint
+ * may hold more than COSCHED_MAX_HOOKS, two endpoints of one user share
+ * the limit, a limit lowered below the count refuses new ones only, and
+ * closed sockets give their room back within about a second, from the
+ * reaper: REGISTER itself walks nothing.
+ */
+static void test_user_limit(void)
+{
+	int s[MANY_HOOKS], a, b, i, n = 0;
+	char old[32];
+	struct ep ep, other;
+
+	if (sysfs_read("user_max_hooks", old, sizeof(old))) {
+		ok(0, "user_max_hooks exists");
+		return;
+	}
+	expect_neg(sysfs_write("user_max_hooks", "63"), EINVAL,
+		   "user_max_hooks below COSCHED_MAX_HOOKS -> EINVAL");
+	ep_must_open(&ep, JOB, 0);
+	ep_must_open(&other, JOB, 1);
+	tcp_pair(&a, &b);
+	for (i = 0; i < MANY_HOOKS; i++) {
+		s[i] = socket(AF_INET6, SOCK_STREAM, 0);
+		if (s[i] < 0)
+			bail("socket: %s", strerror(errno));
+		if (!reg(ep.fd, s[i], COSCHED_HOOK_TCP))
+			n++;
+	}
+	expect_eq(n, MANY_HOOKS,
+		  "one endpoint registers COSCHED_MAX_HOOKS + 36 sockets");
+	sysfs_set_u64("user_max_hooks", COSCHED_MAX_HOOKS);
+	expect_neg(reg(ep.fd, a, COSCHED_HOOK_TCP), ENOSPC,
+		   "limit lowered below the count: one more -> ENOSPC");
+	expect_neg(reg(other.fd, a, COSCHED_HOOK_TCP), ENOSPC,
+		   "the same user's other endpoint -> ENOSPC too");
+	for (i = 0; i < MANY_HOOKS - COSCHED_MAX_HOOKS + 1; i++)
+		unreg(ep.fd, s[i], COSCHED_HOOK_TCP);
+	expect_neg(reg(other.fd, a, COSCHED_HOOK_TCP), 0,
+		   "below the limit again: the other endpoint registers");
+	expect_neg(reg(other.fd, b, COSCHED_HOOK_TCP), ENOSPC,
+		   "and the one after that -> ENOSPC");
+	for (i = 0; i < MANY_HOOKS; i++)
+		close(s[i]);
+	ok(poll_until(!reg(other.fd, b, COSCHED_HOOK_TCP), 3000),
+	   "closed sockets' registrations reaped within 3 s");
+	sysfs_set("user_max_hooks", old);
+	ep_close(&other);
+	ep_close(&ep);
+	close(a);
+	close(b);
 }
 
 /* The peer sends one byte after a delay, count times. */
@@ -812,6 +854,7 @@ int main(int argc, char **argv)
 	if (nr_cpus() < 2)
 		bail("needs 2 CPUs");
 	test_bad_input();
+	test_user_limit();
 	test_tcp_wakes_waiter();
 	test_tcp_wakes_poller();
 	test_uring_wakes_waiter();
