@@ -52,7 +52,8 @@ void boost_request_len(struct world *w, struct task *t, sim_ns want)
 	sim_ns len = want, r[4];
 	int i;
 
-	if (want <= 0 || t->state == T_DONE || t->fifo || t->boost_pending)
+	if (want <= 0 || t->state == T_DONE || t->fifo || t->boost_pending ||
+	    repay_refuse(w, t))
 		return;
 	r[0] = room(w, f.b[0], p->budget_pct, 1);
 	r[1] = room(w, f.b[1], p->user_budget_pct, 1);
@@ -101,6 +102,7 @@ void boost_start(struct world *w, struct task *t, uint32_t gen)
 	}
 	t->boost_ran = 0;
 	w->ctr.boosts++;
+	repay_boost_start(w, t);
 	fifo_enter(w, t);
 	evq_push(&w->q, w->now + t->boost_len, EV_BOOST_END, t->id, 0,
 		 t->boost_gen);
@@ -122,6 +124,7 @@ void boost_stop(struct world *w, struct task *t, int resched)
 	fifo_leave(w, t);
 	w->ctr.boosted_ns += t->boost_ran;
 	refund(w, t, t->boost_len - t->boost_ran);
+	repay_boost_end(w, t);
 	if (resched)	/* else the caller reschedules next */
 		cpu_plan(w, c);
 }

@@ -218,6 +218,18 @@ int main(int argc, char **argv)
 	       r.ctr.boosts, r.ctr.boosted_ns / 1e9, r.ctr.budget_exhausted,
 	       r.ctr.blocks, r.ctr.wakeups, r.ctr.yields, r.ctr.switches,
 	       r.ctr.messages);
+	if (cfg.pol->repay)
+		printf("debt_charged_s=%.3f debt_repaid_s=%.3f debt_forgiven_s=%.3f repay_refused=%ld\n",
+		       r.ctr.debt_charged_ns / 1e9, r.ctr.debt_repaid_ns / 1e9,
+		       r.ctr.debt_forgiven_ns / 1e9, r.ctr.repay_refused);
+	printf("fairness: job label share_of_fair vs_fair (until the first job ends; completion / processor sharing's)\n");
+	for (j = 0, o = 0; j < m.njobs; j++) {
+		if (o >= r.nfair)
+			break;
+		printf("fair %d %s %.3f %.3f\n", j + 1, m.jobs[j].label,
+		       r.share_of_fair[o], r.vs_fair[o]);
+		o++;
+	}
 	printf("events=%ld simulated_s=%.3f wall_s=%.3f\n", r.ctr.events,
 	       r.sim_s, r.wall_s);
 	return 0;

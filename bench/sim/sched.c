@@ -99,6 +99,7 @@ void cpu_account(struct world *w, struct cpu *c)
 	}
 	t->cpu_ns += dt;
 	if (t->fifo) {
+		c->fifo_ns += dt;
 		t->boost_ran += dt;
 		return;
 	}
@@ -330,6 +331,7 @@ void rq_add(struct world *w, struct task *t, int wakeup)
 	}
 	c->rq[c->nrq++] = t;
 	t->on_rq = 1;
+	t->rq_since = w->now;
 	if (wakeup_preempt(w, c, t))
 		c->need_resched = 1;
 	cpu_plan(w, c);
@@ -360,6 +362,7 @@ void rq_del(struct world *w, struct task *t)
 		;
 	c->rq[i] = c->rq[--c->nrq];
 	t->on_rq = 0;
+	t->run_ns += w->now - t->rq_since;
 	if (c->skip == t)
 		c->skip = NULL;
 	if (c->curr == t)

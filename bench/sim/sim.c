@@ -83,6 +83,9 @@ static void dispatch(struct world *w, const struct event *e)
 		cpu_plan(w, c);
 		stall_next(w, e->a);
 		return;
+	case EV_REPAY:
+		repay_check(w, e->a, e->gen);
+		return;
 	case EV_GANG:
 	case EV_GANG_CONT:
 		if (e->gen == w->gang_gen)
@@ -270,6 +273,7 @@ void sim_finish(struct world *w, struct result *r)
 		r->share[j] /= r->completion_s * w->nodes;
 	r->sim_s = w->now / 1e9;
 	r->ctr = w->ctr;
+	fair_finish(w, r);
 	world_free(w);
 }
 
@@ -375,5 +379,6 @@ int sim_mix(const struct params *p, const struct run_cfg *cfg,
 		n++;
 	}
 	r->slowdown = r->ideal_s > 0 ? r->completion_s / r->ideal_s : 0;
+	fair_vs_ps(cfg->mix, r);
 	return 0;
 }

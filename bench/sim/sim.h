@@ -31,6 +31,7 @@ enum ev_kind {
 	EV_GANG,	/* gang: stop the running job */
 	EV_GANG_CONT,	/* gang: continue the next one */
 	EV_STALL,	/* the emulator deschedules a vCPU */
+	EV_REPAY,	/* *-fair: a CPU's periodic repayment check */
 };
 
 struct event {
@@ -73,6 +74,8 @@ struct params {
 	double budget_pct, user_budget_pct, cpu_budget_pct, global_budget_pct;
 	double budget_window_ms, jobs_share_user;
 	double skew_us;		/* pba: spread of the hosts' clock offsets */
+	/* *-fair: repaying boosted time (repay.c) */
+	double repay_nice, repay_check_us, repay_max_debt_us, repay_wait_only;
 	/* gang baseline */
 	double gang_slice_ms, gang_switch_us;
 	/* workloads: standalone measurements and shapes */
@@ -159,6 +162,7 @@ struct policy {
 	enum pb_pick pick;
 	int glue;		/* waits through the MPI glue */
 	int gang;
+	int repay;		/* *-fair: boosted time is repaid (repay.c) */
 };
 
 const struct policy *policy_find(const char *name);
@@ -198,6 +202,13 @@ struct task {
 	uint32_t boost_gen;
 	sim_ns fifo_since, boost_len, boost_ran;
 	int64_t boost_window, fair_rel;
+	/* runnable time (schedstat's exec + run_delay), for repay.c */
+	sim_ns rq_since, run_ns;
+	/* *-fair: the debt and its repayment (repay.c) */
+	sim_ns debt;
+	int repaying;
+	int64_t debt_window;
+	sim_ns snap_exec, snap_run, snap_fifo;	/* at the last check */
 	/* statistics */
 	sim_ns cpu_ns, spin_ns;
 };
@@ -221,6 +232,8 @@ struct cpu {
 	int need_resched;
 	int pb_cursor;
 	struct budget budget;
+	sim_ns fifo_ns;		/* FIFO (boosted) time run on it */
+	uint32_t repay_gen;	/* *-fair: its latest check counts */
 };
 
 struct host {
@@ -234,6 +247,8 @@ struct counters {
 	long boosts, budget_exhausted, blocks, wakeups, yields, switches;
 	long messages, events;
 	sim_ns boosted_ns;
+	long repay_refused;	/* boosts refused for debt */
+	sim_ns debt_charged_ns, debt_repaid_ns, debt_forgiven_ns;
 };
 
 struct world {
@@ -250,6 +265,8 @@ struct world {
 	sim_ns now, limit;
 	sim_ns epoch;		/* CLOCK_REALTIME at simulated time 0 */
 	int mpi_left;
+	sim_ns first_end;		/* the first MPI job's completion */
+	double cpu_first[MAX_JOBS];	/* each job's CPU seconds then */
 	int gang_cur;
 	uint32_t gang_gen;
 	struct counters ctr;
@@ -287,6 +304,13 @@ void pb_examine(struct world *w, int host);
 sim_ns pb_next(struct world *w, int host);
 void sy_yield(struct world *w, struct task *t);
 
+/* repay.c: *-fair, the boosted time paid back to the fair class */
+int repay_refuse(struct world *w, struct task *t);
+void repay_boost_start(struct world *w, struct task *t);
+void repay_boost_end(struct world *w, struct task *t);
+void repay_check(struct world *w, int cpu, uint32_t gen);
+void repay_wait(struct world *w, struct task *t);
+
 /* gang.c */
 void gang_init(struct world *w);
 void gang_event(struct world *w, int kind);
@@ -309,6 +333,16 @@ struct result {
 	double job_s[MAX_JOBS], alone_s[MAX_JOBS], share[MAX_JOBS];
 	double sim_s, wall_s;
 	struct counters ctr;
+	/*
+	 * Fairness (fairness.c), for every job but the background one, hogs
+	 * included, in mix order: the CPU it got until the first MPI job
+	 * ended over its fair share of that time (its ranks over all ranks
+	 * of the node), and for MPI jobs the completion over the
+	 * processor-sharing one (sum over jobs of min(alone_i, alone_j)).
+	 */
+	int nfair;
+	double share_of_fair[MAX_JOBS], vs_fair[MAX_JOBS];
+	int fair_mpi[MAX_JOBS];
 };
 
 int sim_run(const struct params *p, const struct run_cfg *cfg,
@@ -321,6 +355,11 @@ void sim_finish(struct world *w, struct result *r);
 /* A mix under a policy plus its standalone runs: slowdown and all. */
 int sim_mix(const struct params *p, const struct run_cfg *cfg,
 	    struct result *r);
+
+/* fairness.c: the metrics of Documentation/results/sim/fair-dcs */
+void fair_snapshot(struct world *w);
+void fair_finish(struct world *w, struct result *r);
+void fair_vs_ps(const struct mix *m, struct result *r);
 
 /* validate.c, sweep.c */
 int validate(const struct params *p, const char *csv, const char *mixdir,

@@ -62,6 +62,7 @@ static void emit(struct world *w, struct task *t)
 static void wait_done(struct world *w, struct task *t)
 {
 	t->waiting = 0;
+	repay_wait(w, t);
 	if (t->lowered) {
 		t->lowered = 0;
 		task_set_weight(w, t, 1024);
@@ -89,10 +90,15 @@ static void spun_out(struct world *w, struct task *t)
 static void wait_begin(struct world *w, struct task *t, int src)
 {
 	t->waiting = 1;
+	repay_wait(w, t);
 	t->wait_src = src;
 	t->wait_seq++;
 	t->spun_out = 0;
 	switch (w->pol->wait) {
+	case W_POLL:	/* *-fair: a debt is paid after spin_us of waiting */
+		if (!w->pol->repay)
+			break;
+		/* fall through */
 	case W_SB:
 	case W_SY:
 		evq_push(&w->q, w->now + US(w->p->spin_us), EV_SPIN_END, t->id,
@@ -116,6 +122,7 @@ static void task_exit(struct world *w, struct task *t)
 	if (++j->done_ranks == j->ranks) {
 		j->finish = w->now;
 		if (!j->competitor) {
+			fair_snapshot(w);
 			w->mpi_left--;
 			if (w->pol->gang)
 				gang_event(w, -1);
@@ -212,6 +219,7 @@ void task_arrive(struct world *w, struct task *t, int src)
 				t->lowered = 0;
 				task_set_weight(w, t, 1024);
 			}
+			repay_wait(w, t);
 			if (t->state == T_BLOCKED) {
 				t->state = T_WAKING;
 				w->ctr.wakeups++;
@@ -230,6 +238,7 @@ void task_spin_end(struct world *w, struct task *t, uint32_t seq)
 	if (!t->waiting || seq != t->wait_seq)
 		return;
 	t->spun_out = 1;
+	repay_wait(w, t);
 	if (c->curr == t && t->on_rq) {
 		cpu_account(w, c);
 		spun_out(w, t);
