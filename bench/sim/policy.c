@@ -2,7 +2,7 @@
 /*
  * The columns the simulator runs: the module's policies (thesis Table 6.1
  * and the aligned pba*, include/uapi/linux/cosched.h) waiting through the
- * MPI glue, the *-fair ones that repay boosted time (repay.c),
+ * MPI glue, dcs-fair that repays boosted time (repay.c),
  * and the baselines of bench/run-mix, which wait in plain MPI.
  */
 #include <string.h>
@@ -17,7 +17,6 @@ const struct policy policies[] = {
 	{ "dcs-sb",    W_SB,    A_DCS,  PB_RR,      1, 0, 0 },
 	{ "dcs-sy",    W_SY,    A_DCS,  PB_RR,      1, 0, 0 },
 	{ "dcs-fair",  W_POLL,  A_DCS,  PB_RR,      1, 0, 1 },
-	{ "dcs-sb-fair", W_SB,  A_DCS,  PB_RR,      1, 0, 1 },
 	{ "pb",        W_POLL,  A_PB,   PB_RR,      1, 0, 0 },
 	{ "pbt",       W_POLL,  A_PB,   PB_NEWEST,  1, 0, 0 },
 	{ "pb-sb",     W_SB,    A_PB,   PB_BLOCKED, 1, 0, 0 },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * *-fair: boosted time is paid back to the fair class (issue 14).
+ * dcs-fair: boosted time is paid back to the fair class (issue 14).
  *
  * FIFO time is not charged to the fair class (sched.c), so a rank that
  * DCS boosts gets its fair share of the rest of the time and its boosts

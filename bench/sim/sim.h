@@ -31,7 +31,7 @@ enum ev_kind {
 	EV_GANG,	/* gang: stop the running job */
 	EV_GANG_CONT,	/* gang: continue the next one */
 	EV_STALL,	/* the emulator deschedules a vCPU */
-	EV_REPAY,	/* *-fair: a CPU's periodic repayment check */
+	EV_REPAY,	/* dcs-fair: a CPU's periodic repayment check */
 };
 
 struct event {
@@ -74,7 +74,7 @@ struct params {
 	double budget_pct, user_budget_pct, cpu_budget_pct, global_budget_pct;
 	double budget_window_ms, jobs_share_user;
 	double skew_us;		/* pba: spread of the hosts' clock offsets */
-	/* *-fair: repaying boosted time (repay.c) */
+	/* dcs-fair: repaying boosted time (repay.c) */
 	double repay_nice, repay_check_us, repay_max_debt_us, repay_wait_only;
 	/* gang baseline */
 	double gang_slice_ms, gang_switch_us;
@@ -162,7 +162,7 @@ struct policy {
 	enum pb_pick pick;
 	int glue;		/* waits through the MPI glue */
 	int gang;
-	int repay;		/* *-fair: boosted time is repaid (repay.c) */
+	int repay;		/* dcs-fair: boosted time is repaid (repay.c) */
 };
 
 const struct policy *policy_find(const char *name);
@@ -204,7 +204,7 @@ struct task {
 	int64_t boost_window, fair_rel;
 	/* runnable time (schedstat's exec + run_delay), for repay.c */
 	sim_ns rq_since, run_ns;
-	/* *-fair: the debt and its repayment (repay.c) */
+	/* dcs-fair: the debt and its repayment (repay.c) */
 	sim_ns debt;
 	int repaying;
 	int64_t debt_window;
@@ -233,7 +233,7 @@ struct cpu {
 	int pb_cursor;
 	struct budget budget;
 	sim_ns fifo_ns;		/* FIFO (boosted) time run on it */
-	uint32_t repay_gen;	/* *-fair: its latest check counts */
+	uint32_t repay_gen;	/* dcs-fair: its latest check counts */
 };
 
 struct host {
@@ -304,7 +304,7 @@ void pb_examine(struct world *w, int host);
 sim_ns pb_next(struct world *w, int host);
 void sy_yield(struct world *w, struct task *t);
 
-/* repay.c: *-fair, the boosted time paid back to the fair class */
+/* repay.c: dcs-fair, the boosted time paid back to the fair class */
 int repay_refuse(struct world *w, struct task *t);
 void repay_boost_start(struct world *w, struct task *t);
 void repay_boost_end(struct world *w, struct task *t);

@@ -95,7 +95,7 @@ static void wait_begin(struct world *w, struct task *t, int src)
 	t->wait_seq++;
 	t->spun_out = 0;
 	switch (w->pol->wait) {
-	case W_POLL:	/* *-fair: a debt is paid after spin_us of waiting */
+	case W_POLL:	/* dcs-fair: a debt is paid after spin_us of waiting */
 		if (!w->pol->repay)
 			break;
 		/* fall through */
