@@ -25,6 +25,8 @@ static const struct tunable tunables[] = {
 	{ "budget_pct",		0,	100,		30 },
 	{ "budget_window_ms",	10,	10000,		100 },
 	{ "ring_kb",		4,	65536,		256 },
+	{ "user_max_endpoints",	1,	1000000,	256 },
+	{ "user_max_hooks",	64,	1000000,	4096 },
 };
 #define NR_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
 
@@ -252,7 +254,8 @@ static void test_module_params(void)
 		"pb_period_us=999", "pb_period_us=1000001", "boost_us=9",
 		"boost_us=100001", "budget_pct=101", "budget_window_ms=9",
 		"budget_window_ms=10001", "boost_mech=rt", "ring_kb=3",
-		"ring_kb=65537",
+		"ring_kb=65537", "user_max_endpoints=0",
+		"user_max_hooks=63", "user_max_hooks=1000001",
 	};
 	struct cosched_info info;
 	char got[64];
