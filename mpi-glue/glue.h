@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * glue.h - the cosched MPI glue's internals, shared by its files:
- * init.c (endpoint at MPI_Init, release at MPI_Finalize), sockets.c (the
- * process's TCP sockets into the module's arrival hooks), wait.c (the
+ * init.c (endpoint at MPI_Init, release at MPI_Finalize), sockets.c and
+ * netcalls.c (sockets.h: the TCP sockets MPI makes, into the module's
+ * arrival hooks as they are made), wait.c (the
  * wait loop: MPI_Test*, then cosched_wait), coll.c (the job's form of
  * the collectives), p2p.c (the hand-written point-to-point calls), and
  * the wrappers gen.py makes from calls.def (calls.c, fentries.c, with
@@ -19,6 +20,7 @@
 
 #include "cosched.h"
 #include "calls.h"		/* generated: enum glue_call */
+#include "sockets.h"
 
 /*
  * Only the MPI_* and PMPI_* functions (pmpi.c, generated) and the Fortran
@@ -67,14 +69,10 @@ struct glue {
 	bool in_wait;		/* the owner is inside glue_wait() */
 	int rank, size;
 	uint64_t job;
-	uint64_t rescan_ns;	/* least time between two socket scans */
-	uint64_t scan_gap_ns;	/* the current interval, rescan_ns to 32x */
-	uint64_t next_scan_ns;
 	bool verbose;
 	bool ready;		/* glue_setup() ran */
 	/* counters for COSCHED_MPI_VERBOSE */
 	uint64_t waits, cosched_waits, fallbacks;
-	uint64_t scans, scan_ns, registered;
 	uint64_t mpi_internal;	/* the MPI's calls of PMPI_ names, passed on */
 	bool finalized;		/* glue_finalize() ran */
 };
@@ -122,11 +120,6 @@ int glue_wait(struct glue_wait *w);
 int glue_wait_one(MPI_Request *req, MPI_Status *status);
 /* wait.c: true when the caller may wait the cosched way. */
 bool glue_active(void);
-
-/* sockets.c: register new TCP sockets; the count registered, or -errno. */
-int glue_scan_sockets(struct cosched_ep *ep);
-/* sockets.c: forget the table (the endpoint is gone). */
-void glue_sockets_reset(void);
 
 /* init.c: CLOCK_MONOTONIC in ns. */
 uint64_t glue_now_ns(void);

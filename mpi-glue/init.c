@@ -2,7 +2,8 @@
 /*
  * init.c - MPI_Init, MPI_Init_thread and MPI_Finalize: create the
  * process's cosched endpoint (job id from the launcher, rank and size of
- * MPI_COMM_WORLD), register its TCP sockets, and release it all before
+ * MPI_COMM_WORLD), register the TCP sockets MPI_Init made (sockets.c,
+ * which registers later ones as MPI makes them), and release it all before
  * MPI closes its connections.  Whether the job waits the cosched way is
  * decided by all ranks together: a blocking collective becomes its
  * non-blocking form only in a job whose every rank does that, because
@@ -27,7 +28,6 @@
 
 /* A block ends after this without an arrival: write space is not one. */
 #define DEF_TIMEOUT_US	10000
-#define DEF_RESCAN_MS	100
 
 struct glue glue;
 
@@ -113,13 +113,26 @@ static bool module_here(void)
 	return ok;
 }
 
+/*
+ * Before MPI_Init's first socket: from now on the sockets it makes are
+ * remembered for the endpoint.  Not in a process where the glue cannot
+ * be active (COSCHED_MPI=0, no module): there the interposed socket calls
+ * stay the C library's, with one branch more.
+ */
+__attribute__((constructor)) static void glue_arm(void)
+{
+	if (env_num("COSCHED_MPI", 1) != 0 && module_here())
+		glue_socks_arm();
+}
+
+/* Sockets first: no thread may register with a closed endpoint. */
 static void drop_endpoint(void)
 {
+	glue_socks_stop();
 	if (!glue.ep)
 		return;
 	cosched_close(glue.ep);
 	glue.ep = NULL;
-	glue_sockets_reset();
 }
 
 static enum why open_endpoint(void)
@@ -134,7 +147,7 @@ static enum why open_endpoint(void)
 		return WHY_ENDPOINT;
 	if (cosched_set_wait_timeout(glue.ep, timeout))
 		cosched_set_wait_timeout(glue.ep, DEF_TIMEOUT_US);
-	n = glue_scan_sockets(glue.ep);
+	n = glue_socks_start(glue.ep, glue.rank, glue.verbose);
 	if (n > 0)
 		return WHY_OK;
 	drop_endpoint();
@@ -188,8 +201,6 @@ void glue_setup(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &glue.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &glue.size);
 	glue.verbose = env_num("COSCHED_MPI_VERBOSE", 0) != 0;
-	glue.rescan_ns = env_num("COSCHED_MPI_RESCAN_MS", DEF_RESCAN_MS) *
-			 1000000ull;
 	glue.job = agree_job();
 	if (env_num("COSCHED_MPI", 1) != 0)
 		why = open_endpoint();
@@ -199,8 +210,6 @@ void glue_setup(void)
 				    MPI_COMM_NULL_DELETE_FN, &glue.keyval,
 				    NULL) != MPI_SUCCESS)
 		why = WHY_ENDPOINT;
-	glue.scan_gap_ns = glue.rescan_ns;
-	glue.next_scan_ns = glue_now_ns() + glue.rescan_ns;
 	glue.coll_nb = agree(why);
 	if (!glue.coll_nb)
 		drop_endpoint();
@@ -227,10 +236,12 @@ int glue_Init_thread(int *argc, char ***argv, int required, int *provided)
 static void say_stats(void)
 {
 	struct cosched_ep_stats st = { 0 };
+	struct glue_socks_stats socks;
 
 	cosched_stats(glue.ep, &st);
+	glue_socks_get_stats(&socks);
 	fprintf(stderr,
-		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu scans %llu scan_us %.1f module_arrivals %llu\n",
+		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu\n",
 		glue.rank, (unsigned long long)glue.job,
 		(unsigned long long)glue.waits,
 		(unsigned long long)glue.cosched_waits,
@@ -238,9 +249,8 @@ static void say_stats(void)
 		(unsigned long long)st.blocks,
 		(unsigned long long)st.yields,
 		(unsigned long long)glue.fallbacks,
-		(unsigned long long)glue.registered,
-		(unsigned long long)glue.scans,
-		glue.scans ? glue.scan_ns / 1e3 / glue.scans : 0.0,
+		(unsigned long long)socks.registered,
+		(unsigned long long)socks.full,
 		(unsigned long long)st.module.arrivals);
 }
 

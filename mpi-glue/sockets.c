@@ -1,32 +1,53 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * sockets.c - find the process's TCP sockets (/proc/self/fd, then
- * SO_DOMAIN and SO_PROTOCOL) and register each new one with the
- * endpoint, so that data arriving on any MPI connection, and a new
- * connection on a listening socket, wakes and boosts the waiting rank.
- * MPI libraries connect lazily: wait.c calls this again before blocking,
- * at most every glue.rescan_ns.
+ * sockets.c - register the process's TCP sockets with the endpoint's
+ * arrival hooks as MPI makes them usable (netcalls.c calls in after a
+ * connect(), accept(), accept4() or listen()), so that data arriving on
+ * any MPI connection, and a new connection on a listening socket, wakes
+ * and boosts the waiting rank.  No scan of /proc/self/fd: nothing on the
+ * wait path, no window where a closed descriptor's number is reused.
+ *
+ * MPI_Init makes its first connections before the glue can make the
+ * endpoint (it needs MPI_COMM_WORLD's rank): those are remembered, by
+ * descriptor and inode, and registered when the endpoint exists.  Sockets
+ * the preloaded glue never saw made (inherited from the launcher, passed
+ * over a Unix socket) are not MPI's connections: not looked for.
+ *
+ * The glue keeps no table of what it registered: the module refuses a
+ * socket registered twice (-EEXIST) and drops a closed socket's hook by
+ * itself.  A registration the module refuses for its limit on hooks
+ * (-ENOSPC) is counted (stats.full) and said once under
+ * COSCHED_MPI_VERBOSE; the wait's timeout covers such a socket.
  */
 #define _GNU_SOURCE
-#include "glue.h"
+#include "sockets.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The sockets registered, by descriptor and inode (numbers get reused). */
+int glue_socks_mode;
+
+/* Everything below, against the MPI's threads and MPI_Finalize. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cosched_ep *ep;
+static struct glue_socks_stats stats;
+static int rank;
+static bool verbose, warned_full;
+
+/* SOCKS_REMEMBER: the sockets made before the endpoint. */
 struct sock_ent {
 	int fd;
 	ino_t ino;
-	bool seen;
 };
 
-static struct sock_ent tab[COSCHED_MAX_HOOKS];
-static int ntab;
+static struct sock_ent *pending;
+static size_t npending, cap;
 
 static bool is_tcp(int fd, struct stat *st)
 {
@@ -43,86 +64,169 @@ static bool is_tcp(int fd, struct stat *st)
 	       proto == IPPROTO_TCP;
 }
 
-static struct sock_ent *find(int fd, ino_t ino)
+/* The socket remembered as fd is still open under that number. */
+static bool still_open(const struct sock_ent *e)
 {
-	int i;
-
-	for (i = 0; i < ntab; i++)
-		if (tab[i].fd == fd && tab[i].ino == ino)
-			return &tab[i];
-	return NULL;
-}
-
-/* Drop entries whose socket is gone; the module reaps their hooks. */
-static void sweep(void)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ntab; i++)
-		if (tab[i].seen)
-			tab[n++] = tab[i];
-	ntab = n;
-}
-
-static int add(struct cosched_ep *ep, int fd, ino_t ino)
-{
-	int err;
-
-	if (ntab == COSCHED_MAX_HOOKS)
-		return -ENOSPC;
-	err = cosched_register_fd(ep, fd);
-	if (err && err != -EEXIST)
-		return err;
-	tab[ntab].fd = fd;
-	tab[ntab].ino = ino;
-	tab[ntab].seen = true;
-	ntab++;
-	return err ? 0 : 1;
-}
-
-int glue_scan_sockets(struct cosched_ep *ep)
-{
-	uint64_t t0 = glue_now_ns();
-	struct sock_ent *e;
-	struct dirent *d;
 	struct stat st;
-	int i, fd, err, n = 0;
-	DIR *dir;
 
-	dir = opendir("/proc/self/fd");
-	if (!dir)
-		return -errno;
-	for (i = 0; i < ntab; i++)
-		tab[i].seen = false;
-	while ((d = readdir(dir))) {
-		fd = atoi(d->d_name);
-		if (d->d_name[0] == '.' || fd == dirfd(dir) || !is_tcp(fd, &st))
-			continue;
-		e = find(fd, st.st_ino);
-		if (e) {
-			e->seen = true;
-			continue;
-		}
-		err = add(ep, fd, st.st_ino);
-		/* Full (-ENOSPC): the rest stay unwatched; timeouts cover. */
-		if (err == -ENOSPC || err == -EBADF || err == -EEXIST)
-			continue;
-		if (err < 0) {
-			n = err;	/* hooks unusable: ENOTTY, EINVAL */
-			break;
-		}
-		n += err;
-	}
-	closedir(dir);
-	sweep();
-	glue.scans++;
-	glue.scan_ns += glue_now_ns() - t0;
-	if (n > 0)
-		glue.registered += (uint64_t)n;
-	return n < 0 ? n : ntab;
+	return !fstat(e->fd, &st) && st.st_ino == e->ino;
 }
 
-void glue_sockets_reset(void)
+/*
+ * Keep fd until the endpoint exists.  A process that never makes one
+ * (preloaded, MPI_Init not called yet) keeps only its open sockets: the
+ * closed ones go before the list grows.
+ */
+static void remember(int fd, ino_t ino)
 {
-	ntab = 0;
+	struct sock_ent *p;
+	size_t i, n = 0;
+
+	for (i = 0; i < npending; i++)
+		if (pending[i].fd == fd) {
+			pending[i].ino = ino;	/* the number was reused */
+			return;
+		}
+	if (npending == cap) {
+		for (i = 0; i < npending; i++)
+			if (still_open(&pending[i]))
+				pending[n++] = pending[i];
+		npending = n;
+	}
+	if (npending == cap) {
+		p = realloc(pending, (cap ? 2 * cap : 16) * sizeof(*p));
+		if (!p)
+			return;		/* the wait's timeout covers it */
+		pending = p;
+		cap = cap ? 2 * cap : 16;
+	}
+	pending[npending].fd = fd;
+	pending[npending].ino = ino;
+	npending++;
+}
+
+/* Register one socket; 0, or the error that makes the hooks unusable. */
+static int add(int fd)
+{
+	int err = cosched_register_fd(ep, fd);
+
+	switch (err) {
+	case 0:
+		stats.registered++;
+		return 0;
+	case -EEXIST:		/* connect() again, or listed twice */
+		return 0;
+	case -ENOSPC:
+		stats.full++;
+		if (verbose && !warned_full) {
+			warned_full = true;
+			fprintf(stderr,
+				"cosched-mpi: rank %d: the module watches no more sockets (ENOSPC, its limit on hooks): socket %d and later ones end a wait only at its timeout\n",
+				rank, fd);
+		}
+		return 0;
+	case -EBADF:		/* closed by another thread meanwhile */
+		stats.failed++;
+		return 0;
+	default:		/* ENOTTY, EINVAL, EOPNOTSUPP: no hooks */
+		stats.failed++;
+		return err;
+	}
+}
+
+/*
+ * A child of fork() shares the endpoint's file but is no rank of the
+ * job: its sockets are not registered.  The lock is held across fork()
+ * so that the child's copy is not left locked by another thread.
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void fork_child(void)
+{
+	__atomic_store_n(&glue_socks_mode, SOCKS_OFF, __ATOMIC_RELAXED);
+	ep = NULL;
+	npending = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void glue_socks_arm(void)
+{
+	static bool atfork;
+
+	if (!atfork && !pthread_atfork(fork_prepare, fork_parent, fork_child))
+		atfork = true;
+	pthread_mutex_lock(&lock);
+	if (glue_socks_mode == SOCKS_OFF && !ep)
+		__atomic_store_n(&glue_socks_mode, SOCKS_REMEMBER,
+				 __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+}
+
+int glue_socks_start(struct cosched_ep *e, int r, bool v)
+{
+	struct sock_ent *p;
+	size_t i, n;
+	int err = 0;
+
+	pthread_mutex_lock(&lock);
+	ep = e;
+	rank = r;
+	verbose = v;
+	for (i = 0; i < npending && !err; i++)
+		if (still_open(&pending[i]))
+			err = add(pending[i].fd);
+	p = pending;
+	pending = NULL;
+	npending = 0;
+	cap = 0;
+	__atomic_store_n(&glue_socks_mode, err ? SOCKS_OFF : SOCKS_REGISTER,
+			 __ATOMIC_RELAXED);
+	n = stats.registered;
+	pthread_mutex_unlock(&lock);
+	free(p);
+	return err ? err : (int)n;
+}
+
+void glue_socks_stop(void)
+{
+	struct sock_ent *p;
+
+	pthread_mutex_lock(&lock);
+	__atomic_store_n(&glue_socks_mode, SOCKS_OFF, __ATOMIC_RELAXED);
+	ep = NULL;
+	p = pending;
+	pending = NULL;
+	npending = 0;
+	cap = 0;
+	pthread_mutex_unlock(&lock);
+	free(p);
+}
+
+void glue_socks_new(int fd)
+{
+	struct stat st;
+
+	if (!is_tcp(fd, &st))
+		return;
+	pthread_mutex_lock(&lock);
+	if (glue_socks_mode == SOCKS_REGISTER)
+		add(fd);
+	else if (glue_socks_mode == SOCKS_REMEMBER)
+		remember(fd, st.st_ino);
+	pthread_mutex_unlock(&lock);
+}
+
+void glue_socks_get_stats(struct glue_socks_stats *st)
+{
+	pthread_mutex_lock(&lock);
+	*st = stats;
+	pthread_mutex_unlock(&lock);
 }

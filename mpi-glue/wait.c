@@ -69,24 +69,6 @@ static int block(struct glue_wait *w)
 	return MPI_ERR_INTERN;
 }
 
-/*
- * Connections opened since the last scan (MPI connects lazily, mostly
- * early in a run).  A scan costs about a system call per descriptor:
- * the interval doubles while scans find nothing new, up to 32 times
- * glue.rescan_ns, and starts again from glue.rescan_ns when one does.
- */
-static void rescan(uint64_t now)
-{
-	uint64_t before = glue.registered;
-
-	glue_scan_sockets(glue.ep);
-	if (glue.registered != before)
-		glue.scan_gap_ns = glue.rescan_ns;
-	else if (glue.scan_gap_ns < 32 * glue.rescan_ns)
-		glue.scan_gap_ns *= 2;
-	glue.next_scan_ns = now + glue.scan_gap_ns;
-}
-
 /* One wait of the owner and the arrival count before its latest test. */
 struct look {
 	struct glue_wait *w;
@@ -138,7 +120,6 @@ bool glue_active(void)
 int glue_wait(struct glue_wait *w)
 {
 	struct look l = { .w = w };
-	uint64_t now;
 	int err;
 
 	if (!glue_active())
@@ -146,9 +127,6 @@ int glue_wait(struct glue_wait *w)
 	glue.waits++;
 	if (ready(&l))
 		return done_wait(&l);
-	now = glue_now_ns();
-	if (now >= glue.next_scan_ns)
-		rescan(now);
 	glue.in_wait = true;
 	glue.cosched_waits++;
 	err = cosched_wait(glue.ep, ready, &l, COSCHED_MODE_DEFAULT);

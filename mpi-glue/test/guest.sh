@@ -12,11 +12,13 @@
 # a second thread; MPI_Sendrecv_replace's corner cases; a PMPI tool above
 # and below the glue), MPI_Abort and a
 # rank killed during a wait (the job ends, the module's endpoint and job
-# counters return to zero) and a run with the module unloaded (one
-# warning for the job, the same results).
-#   guest.sh [-p policies|all] [-m "mpich openmpi"] [-x]
+# counters return to zero), the sockets' registration (made after
+# MPI_Init: registered at once; no scan in any rank) and a run with the
+# module unloaded (one warning for the job, the same results).
+#   guest.sh [-p policies|all] [-m "mpich openmpi"] [-x] [-s]
 # Default policies: local sb sy dcs dcs-sb pb-sy; -p all: every policy.
-# -x: the mixed cases only.  Last line "N passed, N failed".
+# -x: the mixed cases only; -s: the registration cases only.  Last line
+# "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 RUN=$ROOT/mpi-glue/cosched-run
@@ -28,12 +30,14 @@ POLICIES="local sb sy dcs dcs-sb pb-sy"
 MPIS="mpich openmpi"
 LIMIT=${MPIGLUE_LIMIT:-90}
 ONLY_MIXED=0
-while getopts p:m:x o; do
+ONLY_SOCKETS=0
+while getopts p:m:xs o; do
 	case $o in
 	p) POLICIES=$OPTARG ;;
 	m) MPIS=$OPTARG ;;
 	x) ONLY_MIXED=1 ;;
-	*) sed -n '16,18s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	s) ONLY_SOCKETS=1 ;;
+	*) sed -n '18,21s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 [ "$POLICIES" = all ] && POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy"
@@ -70,6 +74,7 @@ tail_mark() {
 	*mixed*) echo "mixed: " ;;
 	*replace*) echo "replace: " ;;
 	*chain*) echo "chain: " ;;
+	*latesock*) echo "latesock: rank" ;;
 	*) echo "NO MARK" ;;
 	esac
 }
@@ -103,6 +108,23 @@ counters_zero() {
 	done
 	echo "# endpoints $(cat $SYS/stats/endpoints) jobs $(cat $SYS/stats/jobs)"
 	return 1
+}
+
+# Sockets are registered as MPI makes them (mpi-glue/netcalls.c): those
+# of MPI_Init when the endpoint comes, later ones at once (latesock asks
+# the module right after each call), and no rank scans for them.
+socket_cases() { # mpi
+	m=$1
+	echo local >"$SYS/policy"
+	n=latesock-$m
+	job $n -v -m $m -n 2 "$T/latesock.$m"
+	[ "$(cat "$W/$n.rc")" = 0 ] &&
+		[ "$(grep -c '^latesock: rank [01]: 5 passed, 0 failed' "$W/$n.out")" = 2 ]
+	check $? "$m local: sockets made after MPI_Init registered at once: $(grep -c '^ok' "$W/$n.out") of 10 checks" ||
+		grep -v '^ok' "$W/$n.out" "$W/$n.err" | tail -6 | sed 's/^/# /'
+	[ "$(ranks_reporting "$W/$n.err")" = 2 ] && [ "$(field_min "$W/$n.err" sockets)" -gt 0 ] &&
+		[ "$(field_sum "$W/$n.err" scans)" = 0 ]
+	check $? "$m local: both ranks registered sockets ($(field_min "$W/$n.err" sockets) or more), no scans ($(field_sum "$W/$n.err" scans))"
 }
 
 # Collectives with one rank unlike the other must complete (the job
@@ -168,6 +190,10 @@ for m in $MPIS; do
 		mixed_cases $m
 		continue
 	fi
+	if [ "$ONLY_SOCKETS" = 1 ]; then
+		socket_cases $m
+		continue
+	fi
 	echo local >"$SYS/policy"
 	job ref-suite-$m -N -m $m -n 2 "$T/suite.$m"
 	check $? "$m: plain suite (the reference) runs"
@@ -208,6 +234,7 @@ for m in $MPIS; do
 	check $? "$m sb: MPI_THREAD_MULTIPLE, two threads communicating: $(head -1 "$W/threads-$m.out")"
 
 	mixed_cases $m
+	socket_cases $m
 
 	for how in abort kill; do
 		start=$(date +%s)
