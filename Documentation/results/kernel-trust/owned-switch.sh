@@ -1,5 +1,8 @@
 #!/bin/sh
 # switch_cost with the switching thread owning 1 vs 10,001 endpoints, alternating
+# Run in a guest, from the repository root:
+#   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --mem 2048 -- \
+#     Documentation/results/kernel-trust/owned-switch.sh
 set -eu
 scripts/rmmod-cosched -q
 insmod build/$(uname -r)/cosched.ko
