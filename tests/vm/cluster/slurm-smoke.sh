@@ -109,7 +109,7 @@ check $? "srun --cosched=bogus fails (status $st) with a message, runs nothing"
 for h in "${HOSTS[@]}"; do on "$h" "cp /etc/slurm/plugstack.conf /etc/slurm/plugstack.conf.on && : >/etc/slurm/plugstack.conf"; done
 COSCHED_MPI_VERBOSE=1 timeout "$LIMIT" srun -N "$N" -n "$N" --mpi=pmix "$SUITE" >"$W/none.out" 2>"$W/none.err"
 ! glue_active "$W/none.err"
-check $? "without the plugin: the glue check fails, as it should (suite $(tail -n1 "$W/none.out"))"
+check $? "without the plugin: the glue check fails, as it should ($(tail -n1 "$W/none.out"))"
 for h in "${HOSTS[@]}"; do on "$h" "mv /etc/slurm/plugstack.conf.on /etc/slurm/plugstack.conf"; done
 tap_summary
 # shellcheck disable=SC2154 # fail: tap.sh's

@@ -7,7 +7,8 @@
 #
 # Writes the run's munge key (random, one for all nodes), slurm.conf
 # (slurmctld on node0, every node one CPU, one shared partition, no
-# cgroups, no accounting, state on the nodes' tmpfs) and plugstack.conf
+# cgroup tracking or confinement, no accounting, state on the nodes'
+# tmpfs), cgroup.conf (cgroup v2 without systemd) and plugstack.conf
 # (the tree's SPANK plugin, build/slurm/cosched_spank.so, if built), has
 # every node install them and start munged and slurmd (slurm-node.sh,
 # through cosched-rexec; node 0 slurmctld too), waits until sinfo shows
@@ -43,6 +44,7 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 MpiDefault=none
+MailProg=/bin/true
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
@@ -56,6 +58,7 @@ BatchStartTimeout=120
 NodeName=node[0-$((N - 1))] CPUs=1 RealMemory=$mem State=UNKNOWN
 PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 CONF
+printf '%s\n' CgroupPlugin=cgroup/v2 IgnoreSystemd=yes >"$W/cgroup.conf"
 # The glue the nodes have: the cosched-mpi package's, else the tree's.
 glue=/usr/lib/x86_64-linux-gnu/cosched
 [ -e "$glue/libcosched-mpi-openmpi.so" ] || glue=$ROOT/build/mpi-glue
@@ -70,7 +73,7 @@ fi
 for h in "${HOSTS[@]}"; do
 	role=
 	[ "$h" = "${HOSTS[0]}" ] && role=ctld
-	tar -C "$W" -c munge.key slurm.conf plugstack.conf |
+	tar -C "$W" -c munge.key slurm.conf cgroup.conf plugstack.conf |
 		"$R" "$h" "$HERE/slurm-node.sh" $role || { log "error: $h failed"; exit 1; }
 done
 rm -rf "$W"
