@@ -33,8 +33,10 @@ PACKAGES=(
 	libibverbs-dev ibverbs-providers
 	# bench/report: the PNG plots (it still writes Markdown and CSV without)
 	python3-matplotlib
-	# make deb: dpkg-buildpackage with debhelper and dh_dkms
-	debhelper dh-dkms
+	# make deb: dpkg-buildpackage with debhelper and dh_dkms; dkms itself:
+	# tests/vm/cluster.sh builds the module on the host with it, and its
+	# guests install cosched-dkms from the host's dpkg database
+	debhelper dh-dkms dkms
 	# tests/vm/cluster.sh --slurm: the guests run the host's munged,
 	# slurmctld and slurmd (not the host: see host_daemons_off); make slurm
 	# builds the SPANK plugin against slurm/spank.h (libslurm-dev)
