@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -264,83 +263,6 @@ out:
 	ep_close(&ep);
 	close(a);
 	close(b);
-}
-
-/* One more endpoint than a user had room for at 64 registrations each */
-#define ABI1_EPS	(4096 / COSCHED_MAX_HOOKS + 1)
-
-/*
- * ABI 1 gave every endpoint COSCHED_MAX_HOOKS registrations, and
- * COSCHED_ABI_VERSION is still 1: a user with 65 endpoints (65 ranks of
- * one job on a node) registering 64 sockets on each must not meet ENOSPC
- * at the default user_max_hooks (4096 < 65 * 64).
- */
-static void test_abi1_per_endpoint(void)
-{
-	static int s[ABI1_EPS][COSCHED_MAX_HOOKS];
-	struct rlimit old, lim = { 8192, 8192 };
-	static struct ep ep[ABI1_EPS];
-	int i, j, n = 0;
-	char max[32];
-
-	if (sysfs_read("user_max_hooks", max, sizeof(max)))
-		bail("user_max_hooks: %s", strerror(errno));
-	t_diag("user_max_hooks %s", max);
-	if (getrlimit(RLIMIT_NOFILE, &old) || setrlimit(RLIMIT_NOFILE, &lim))
-		bail("RLIMIT_NOFILE: %s", strerror(errno));
-	for (i = 0; i < ABI1_EPS; i++)
-		ep_must_open(&ep[i], JOB + 1, i);
-	for (i = 0; i < ABI1_EPS; i++)
-		for (j = 0; j < COSCHED_MAX_HOOKS; j++) {
-			s[i][j] = socket(AF_INET6, SOCK_STREAM, 0);
-			if (s[i][j] < 0)
-				bail("socket: %s", strerror(errno));
-			if (!reg(ep[i].fd, s[i][j], COSCHED_HOOK_TCP))
-				n++;
-		}
-	expect_eq(n, ABI1_EPS * COSCHED_MAX_HOOKS,
-		  "ABI 1: 65 endpoints of one user hold COSCHED_MAX_HOOKS registrations each");
-	for (i = 0; i < ABI1_EPS; i++) {
-		ep_close(&ep[i]);
-		for (j = 0; j < COSCHED_MAX_HOOKS; j++)
-			close(s[i][j]);
-	}
-	setrlimit(RLIMIT_NOFILE, &old);
-}
-
-/*
- * At the limit, a process that closes sockets and registers a new one
- * (an MPI library reconnecting) finds room at once, as when REGISTER
- * reaped, rather than ENOSPC until the reaper's next pass.  (The reaper
- * may pass in the few microseconds between the close and the REGISTER:
- * then this passes on a module that does not reap at REGISTER too.)
- */
-static void test_closed_room_at_once(void)
-{
-	int s[COSCHED_MAX_HOOKS], a, i, n = 0;
-	char old[32];
-	struct ep ep;
-
-	if (sysfs_read("user_max_hooks", old, sizeof(old)))
-		bail("user_max_hooks: %s", strerror(errno));
-	sysfs_set_u64("user_max_hooks", COSCHED_MAX_HOOKS);
-	ep_must_open(&ep, JOB, 0);
-	for (i = 0; i < COSCHED_MAX_HOOKS; i++) {
-		s[i] = socket(AF_INET6, SOCK_STREAM, 0);
-		if (s[i] < 0)
-			bail("socket: %s", strerror(errno));
-		if (!reg(ep.fd, s[i], COSCHED_HOOK_TCP))
-			n++;
-	}
-	expect_eq(n, COSCHED_MAX_HOOKS, "user_max_hooks registrations");
-	a = socket(AF_INET6, SOCK_STREAM, 0);
-	for (i = 0; i < COSCHED_MAX_HOOKS; i++)
-		close(s[i]);
-	expect_neg(reg(ep.fd, a, COSCHED_HOOK_TCP), 0,
-		   "at the limit, its sockets closed: the next REGISTER finds room at once");
-	sysfs_set("user_max_hooks", old);
-	ep_close(&ep);
-	close(a);
 }
 
 /* The peer sends one byte after a delay, count times. */
@@ -936,8 +858,6 @@ int main(int argc, char **argv)
 		bail("needs 2 CPUs");
 	test_bad_input();
 	test_user_limit();
-	test_abi1_per_endpoint();
-	test_closed_room_at_once();
 	test_tcp_wakes_waiter();
 	test_tcp_wakes_poller();
 	test_uring_wakes_waiter();
