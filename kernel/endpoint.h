@@ -85,6 +85,7 @@ struct cosched_ep {
 
 	/* Arrival hooks (hooks.c); the list under its mutex. */
 	struct list_head hooks;
+	unsigned int nr_hooks;
 	bool hooks_closed;
 	struct kthread_work hook_work;	/* cosched_arrive_steer() */
 };

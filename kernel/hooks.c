@@ -36,9 +36,11 @@
  * finds that the registration holds the file's last reference, i.e. the
  * process has closed every descriptor of it: the reaper runs once a
  * second while registrations exist, so a closed socket is really closed
- * (FIN sent) within about a second, and counts against its user's
- * user_max_hooks until then.  REGISTER itself walks nothing: it may run
- * at every connect() of an MPI library.  rmmod needs every endpoint
+ * (FIN sent) within about a second.  Every endpoint may have
+ * %COSCHED_MAX_HOOKS registrations, and more while its user has fewer
+ * than user_max_hooks; a REGISTER that finds the user at its limit first
+ * reaps the endpoint's own closed ones.  Otherwise REGISTER walks
+ * nothing: it may run at every connect() of an MPI library.  rmmod needs every endpoint
  * gone, hence every registration.
  */
 #include <linux/anon_inodes.h>
@@ -277,6 +279,7 @@ static void cosched_hook_drop(struct cosched_hook *h)
 	remove_wait_queue(h->whead, &h->wait);
 	hash_del_rcu(&h->hnode);
 	list_del(&h->ep_node);
+	h->ep->nr_hooks--;
 	cosched_user_uncharge_hook(h->ep->user);
 	atomic_dec(&cosched_nr_hooks);
 	fput(h->file);
@@ -284,26 +287,62 @@ static void cosched_hook_drop(struct cosched_hook *h)
 	kfree_rcu(h, rcu);
 }
 
-/* Drop registrations whose file only they still hold. */
-static void cosched_hook_reap(void)
+/* Drop @ep's registrations whose file only they still hold. */
+static void cosched_hook_reap_ep(struct cosched_ep *ep)
 {
-	struct hlist_node *tmp;
-	struct cosched_hook *h;
-	int bkt;
+	struct cosched_hook *h, *tmp;
 
 	lockdep_assert_held(&cosched_hooks_mutex);
-	hash_for_each_safe(cosched_hook_table, bkt, tmp, h, hnode)
+	list_for_each_entry_safe(h, tmp, &ep->hooks, ep_node)
 		if (file_count(h->file) == 1)
 			cosched_hook_drop(h);
 }
 
+/*
+ * Drop every registration whose file only it still holds.  One chain at
+ * a time, the mutex dropped in between: every user's registrations are
+ * walked here, and REGISTER, UNREGISTER and each endpoint's release wait
+ * for that mutex.
+ */
 static void cosched_hook_reap_fn(struct work_struct *work)
 {
-	mutex_lock(&cosched_hooks_mutex);
-	cosched_hook_reap();
+	struct hlist_node *tmp;
+	struct cosched_hook *h;
+	unsigned int bkt;
+
+	for (bkt = 0; bkt < HASH_SIZE(cosched_hook_table); bkt++) {
+		mutex_lock(&cosched_hooks_mutex);
+		hlist_for_each_entry_safe(h, tmp, &cosched_hook_table[bkt], hnode)
+			if (file_count(h->file) == 1)
+				cosched_hook_drop(h);
+		mutex_unlock(&cosched_hooks_mutex);
+		cond_resched();
+	}
 	if (atomic_read(&cosched_nr_hooks))
 		schedule_delayed_work(&cosched_hook_reaper, HZ);
-	mutex_unlock(&cosched_hooks_mutex);
+}
+
+/*
+ * Room for one more registration on @ep: every endpoint may have
+ * %COSCHED_MAX_HOOKS (ABI 1's promise), and beyond that its user's
+ * user_max_hooks decides.  At the user's limit, @ep's own closed sockets
+ * are reaped first, so a process that reconnects finds their room at
+ * once; the walk is over @ep's registrations only.
+ */
+static int cosched_hook_charge(struct cosched_ep *ep)
+{
+	if (ep->nr_hooks < COSCHED_MAX_HOOKS) {
+		cosched_user_force_charge_hook(ep->user);
+		return 0;
+	}
+	if (!cosched_user_charge_hook(ep->user))
+		return 0;
+	cosched_hook_reap_ep(ep);
+	if (ep->nr_hooks < COSCHED_MAX_HOOKS) {
+		cosched_user_force_charge_hook(ep->user);
+		return 0;
+	}
+	return cosched_user_charge_hook(ep->user);
 }
 
 /**
@@ -317,9 +356,9 @@ static void cosched_hook_reap_fn(struct work_struct *work)
  * Return: 0; -EBADF for a descriptor that is not open; -ENOTSOCK for a
  * %COSCHED_HOOK_TCP that is no socket; -EINVAL for another kind of socket
  * or file, or an unknown kind; -EEXIST if the socket or ring is registered
- * already (to any endpoint); -ENOSPC when the endpoint's user has
- * user_max_hooks registrations; -ENXIO if the endpoint is being
- * destroyed; -ENOMEM.
+ * already (to any endpoint); -ENOSPC when the endpoint has
+ * %COSCHED_MAX_HOOKS registrations and its user user_max_hooks; -ENXIO if
+ * the endpoint is being destroyed; -ENOMEM.
  */
 int cosched_hook_register(struct cosched_ep *ep,
 			  const struct cosched_hook_reg *reg)
@@ -358,7 +397,7 @@ int cosched_hook_register(struct cosched_ep *ep,
 		ret = -EEXIST;
 		goto err_unlock;
 	}
-	ret = cosched_user_charge_hook(ep->user);
+	ret = cosched_hook_charge(ep);
 	if (ret)
 		goto err_unlock;
 	vfs_poll(file, &h->pt);
@@ -372,6 +411,7 @@ int cosched_hook_register(struct cosched_ep *ep,
 	}
 	hash_add_rcu(cosched_hook_table, &h->hnode, (unsigned long)key);
 	list_add_tail(&h->ep_node, &ep->hooks);
+	ep->nr_hooks++;
 	if (atomic_inc_return(&cosched_nr_hooks) == 1)
 		schedule_delayed_work(&cosched_hook_reaper, HZ);
 	mutex_unlock(&cosched_hooks_mutex);

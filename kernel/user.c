@@ -36,6 +36,8 @@ void cosched_user_put(struct cosched_user *u)
 	}
 	hash_del(&u->node);
 	spin_unlock_irqrestore(&cosched_users_lock, flags);
+	/* Its endpoints hold it, and each drops its hooks before it goes. */
+	WARN_ON_ONCE(atomic_read(&u->nr_hooks));
 	kfree_rcu(u, rcu);
 }
 
@@ -125,6 +127,12 @@ int cosched_user_charge_hook(struct cosched_user *u)
 			return -ENOSPC;
 	} while (!atomic_try_cmpxchg(&u->nr_hooks, &n, n + 1));
 	return 0;
+}
+
+/* Count a registration the endpoint's own allowance lets in. */
+void cosched_user_force_charge_hook(struct cosched_user *u)
+{
+	atomic_inc(&u->nr_hooks);
 }
 
 /* Give back what cosched_user_charge_hook() took. */

@@ -33,6 +33,7 @@ int cosched_user_add_ep(kuid_t uid, struct cosched_ep *ep);
 void cosched_user_list_ep(struct cosched_ep *ep);
 void cosched_user_del_ep(struct cosched_ep *ep);
 int cosched_user_charge_hook(struct cosched_user *u);
+void cosched_user_force_charge_hook(struct cosched_user *u);
 void cosched_user_uncharge_hook(struct cosched_user *u);
 void cosched_user_get(struct cosched_user *u);
 void cosched_user_put(struct cosched_user *u);

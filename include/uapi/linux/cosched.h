@@ -339,9 +339,8 @@ struct cosched_ring {
 #define COSCHED_HOOK_RDMA_CQ	3	/* a verbs completion channel */
 
 /*
- * Registrations every user may have at once, at least: the limit is per
- * user, /sys/kernel/cosched/user_max_hooks (default 4096), never below
- * this.  (ABI 1 had it as a fixed limit per endpoint.)
+ * Registrations every endpoint may have; more while the endpoint's user
+ * has fewer than /sys/kernel/cosched/user_max_hooks (default 4096) in all.
  */
 #define COSCHED_MAX_HOOKS	64
 
@@ -372,9 +371,10 @@ struct cosched_ring {
  * unknown kind, flags or reserved bits, another kind of socket, or a file
  * that is not an io_uring, resp. not a completion channel (an ibv_context
  * async_fd is not one); -EEXIST if the socket or ring is already
- * registered (with any endpoint); -ENOSPC when the caller's user has
- * user_max_hooks registrations (a closed socket's counts for up to about
- * a second); -ENXIO if the file has no endpoint.  UNREGISTER: -ENOENT
+ * registered (with any endpoint); -ENOSPC when the endpoint has
+ * %COSCHED_MAX_HOOKS registrations and its user (the euid that created
+ * it) user_max_hooks, counting those of its sockets it closed, which
+ * this call drops first; -ENXIO if the file has no endpoint.  UNREGISTER: -ENOENT
  * if it is not registered with this endpoint.
  */
 struct cosched_hook_reg {
