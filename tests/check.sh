@@ -58,6 +58,11 @@ part "latency bench smoke" sh -c 'flock /tmp/cosched-guest.lock tests/vm/vmrun.s
 # One tiny mix (two 2-rank jobs of about a second) under local and dcs in
 # a guest, then the report: the table is printed (no timing asserted).
 part "mix bench smoke" bench/mix-smoke.sh
+# Two guests on a private virtual switch, as a site would run them: the
+# .debs built and installed, the module loaded by modprobe (DKMS), Slurm
+# up, an MPI job across the nodes under srun --cosched with dcs on every
+# node (tests/vm/cluster/slurm-smoke.sh; about 4 minutes with the build).
+part "cluster smoke" make --no-print-directory -s cluster-slurm-smoke
 echo "=== make check took $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
