@@ -15,15 +15,21 @@
 #                   before it counts as a hang in MPI_Finalize (default 10)
 #   --out DIR       results (default: $CACHE/mpich-tests/results/<date>)
 #   --build-only    fetch and build, run nothing
+#   --no-build      run the builds as they are (a read-only cache: a guest)
+#   --modes LIST    plain, glue or both (default "plain glue")
+#   --report        no runs: the table and diff of --out DIR's results.tsv
+#                   (e.g. plain rows of one run joined to glue rows of another)
 # environment: COSCHED_CACHE (default ~/.cache/cosched): the source and
 #   the builds go to $COSCHED_CACHE/mpich-tests, never into the tree;
 #   COSCHED_MODE, COSCHED_MPI_GLUE_DIR and the rest pass on to
 #   cosched-run (the caller sets the module's policy).
 # Outcomes: pass (exit 0 and " No Errors"), fhang (" No Errors", then no
 # exit: a hang in MPI_Finalize), fail, timeout, skip (listed in
-# mpich-tests/skip-<mpi> or not built).  Writes results.tsv, table.txt
-# and diff.txt to the results directory; exit 1 if a run that passes
-# plain (pass or fhang) fails or times out under the glue.
+# mpich-tests/skip-<mpi> or not built).  Writes results.tsv (mpi, test,
+# mode, outcome, seconds, output file), table.txt and diff.txt to the
+# results directory; exit 1 if a run that passes plain (pass or fhang)
+# fails or times out under the glue.  mpich-tests-guest.sh runs it in a
+# guest with the module loaded, under given policies.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +43,9 @@ TMO=60
 GRACE=10
 OUT=
 BUILDONLY=0
+NOBUILD=0
+MODES="plain glue"
+REPORT=0
 
 die() { echo "mpich-tests: $*" >&2; exit 2; }
 
@@ -49,7 +58,10 @@ while [ $# -gt 0 ]; do
 	--grace) GRACE=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	--build-only) BUILDONLY=1 ;;
-	*) sed -n '8,25s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--no-build) NOBUILD=1 ;;
+	--modes) MODES=$(echo "$2" | tr , ' '); shift ;;
+	--report) REPORT=1 ;;
+	*) sed -n '8,32s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -189,15 +201,19 @@ run1() { # outfile timeout np prog args... (env and cosched-run options in RUNEN
 	echo "$out $(($(date +%s) - start))"
 }
 
-fetch || die "could not fetch the MPICH $VER source"
+[ "$REPORT" = 0 ] || [ -f "$OUT/results.tsv" ] || die "--report: no $OUT/results.tsv"
+[ "$REPORT" = 1 ] || [ "$NOBUILD" = 1 ] || fetch || die "could not fetch the MPICH $VER source"
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)
 echo "# results: $OUT"
 list=$OUT/list
-: >"$OUT/results.tsv"
+[ "$REPORT" = 1 ] && MPIS=
+[ "$REPORT" = 1 ] || : >"$OUT/results.tsv"
 for m in $MPIS; do
 	b=$CACHE/build-$m
-	if [ "$SUBSET" = 1 ]; then
+	if [ "$NOBUILD" = 1 ]; then
+		[ -f "$b/Makefile" ] || die "$m: no build in $b (--no-build)"
+	elif [ "$SUBSET" = 1 ]; then
 		# shellcheck disable=SC2046 # dir/prog words
 		build "$m" $(sed -e 's/#.*//' "$here/mpich-tests/subset" | awk 'NF { print $1 "/" $2 }' | sort -u) ||
 			die "$m: build failed"
@@ -232,7 +248,7 @@ for m in $MPIS; do
 			why=$(awk -v d="$dir/$prog" '$1 == d { $1 = ""; sub(/^ /, ""); print; exit }' "$skip")
 		fi
 		[ -n "$why" ] || [ -x "$b/$dir/$prog" ] || why="not built (see $b/make.log)"
-		for mode in plain glue; do
+		for mode in $MODES; do
 			if [ -n "$why" ]; then
 				res="skip 0"
 			else
@@ -241,12 +257,17 @@ for m in $MPIS; do
 				# shellcheck disable=SC2086 # args: words
 				res=$(cd "$b/$dir" && run1 "$OUT/$m.$i.$mode.out" "$t" "$np" "./$prog" $args)
 			fi
-			printf '%s\t%s\t%s\t%s\t%s\n' "$m" "$id" "$mode" "${res% *}" "${res#* }" >>"$OUT/results.tsv"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$id" "$mode" "${res% *}" "${res#* }" \
+				"$m.$i.$mode.out" >>"$OUT/results.tsv"
 		done
 		echo "$m $id: $(awk -F'\t' -v m="$m" -v id="$id" '$1 == m && $2 == id { printf "%s=%s ", $3, $4 }' "$OUT/results.tsv" | tail -c 200)"
 	done <"$list.$m"
 done
 [ "$BUILDONLY" = 1 ] && exit 0
+if [ "$MODES" != "plain glue" ]; then
+	echo "# one mode: no comparison (join plain and glue rows, then --report)"
+	exit 0
+fi
 
 # The table (one line a test: plain, glue), the counts and the tests
 # whose outcome differs.
