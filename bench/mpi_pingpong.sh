@@ -19,7 +19,9 @@
 #   -p  comma-separated policies, one set of runs each.  "none" runs
 #       without the module (unloading it if loaded); any other name loads
 #       build/$(uname -r)/cosched.ko if needed and writes the name to
-#       /sys/kernel/cosched/policy.  Default: none.
+#       /sys/kernel/cosched/policy.  P+glue: policy P with the MPI glue
+#       preloaded into the ranks (build/mpi-glue; the run fails unless
+#       every rank waited the cosched way).  Default: none.
 #   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
 #   -n  round trips per size up to 4K, fewer above, at least 20 (default
 #       2000: msgbench's rule, the same counts as bench/latency.sh's runs)
@@ -70,7 +72,7 @@ OUT=$(mktemp)
 LOG=$(mktemp)
 LOADED=0
 cleanup() {
-	rm -f "$OUT" "$LOG"
+	rm -f "$OUT" "$LOG" "$LOG.err"
 	# Leave the module as we found it.
 	[ "$LOADED" = 1 ] && "$(dirname "$0")/../scripts/rmmod-cosched" -q
 	return 0
@@ -80,6 +82,17 @@ trap cleanup EXIT
 # set_policy P: make P the active policy; POL is what the table calls it.
 # (Not run in a subshell: LOADED must survive for the cleanup.)
 set_policy() {
+	GLUE=
+	case $1 in
+	*+glue)
+		GLUE=$(cd "$(dirname "$0")/.." && pwd)/build/mpi-glue
+		[ -f "$GLUE/libcosched-mpi-mpich.so" ] || [ -f "$GLUE/libcosched-mpi-openmpi.so" ] ||
+			die "$GLUE has no glue: run 'make mpi-glue' on the host"
+		set_policy "${1%+glue}"
+		GLUE=$(cd "$(dirname "$0")/.." && pwd)/build/mpi-glue
+		POL=$POL+glue
+		return 0 ;;
+	esac
 	if [ "$1" = none ]; then
 		# The baseline of the baseline: no module at all, so not even
 		# its sched_switch probe.  Rounds alternate, so unload it.
@@ -115,18 +128,30 @@ lo_tx() { cat /sys/class/net/lo/statistics/tx_bytes; }
 # its shared memory, is then not even opened); pml ob1 stated outright so
 # that a UCX PML cannot take over and bring its shared memory back.
 # Loopback is on Open MPI's default exclude list: include it explicitly.
+#
+# With the glue (P+glue): the ranks alone get it, as cosched-run does it
+# (with MPICH also the UCX finalize fix, libcosched-ucx-finalize.so), and
+# COSCHED_MPI_VERBOSE=1 so that glue_check can see every rank wait the
+# cosched way.
 run_mpi() {
 	case $1 in
 	mpich)
+		set --
+		[ -n "$GLUE" ] && set -- -genv LD_PRELOAD \
+			"$GLUE/libcosched-mpi-mpich.so:$GLUE/libcosched-ucx-finalize.so" \
+			-genv COSCHED_MPI_VERBOSE 1
 		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
-			mpiexec.mpich -n 2 -bind-to user:0,1 \
+			mpiexec.mpich -n 2 -bind-to user:0,1 "$@" \
 			"$BIN.mpich" -s "$SIZES" -n "$ITERS"
 		;;
 	openmpi)
+		set --
+		[ -n "$GLUE" ] && set -- -x LD_PRELOAD="$GLUE/libcosched-mpi-openmpi.so" \
+			-x COSCHED_MPI_VERBOSE=1
 		env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 			mpiexec.openmpi -n 2 --map-by core --bind-to core \
 			--mca pml ob1 --mca btl tcp,self \
-			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@" \
 			"$BIN.openmpi" -s "$SIZES" -n "$ITERS"
 		;;
 	*) die "unknown MPI '$1' (mpich, openmpi)" ;;
@@ -145,7 +170,13 @@ while [ "$r" -lt "$ROUNDS" ]; do
 				continue
 			fi
 			before=$(lo_tx)
-			run_mpi "$m" >"$LOG" || die "$m under policy $pol failed (output: $(cat "$LOG"))"
+			run_mpi "$m" >"$LOG" 2>"$LOG.err" || die "$m under policy $pol failed (output: $(cat "$LOG" "$LOG.err"))"
+			if [ -n "$GLUE" ]; then
+				# Both ranks reported, neither fell back.
+				[ "$(grep -c '^cosched-mpi: rank' "$LOG.err")" = 2 ] &&
+					! grep -q 'plain MPI way' "$LOG.err" ||
+					die "$m under $pol: the glue did not wait the cosched way in both ranks ($(cat "$LOG.err"))"
+			fi
 			after=$(lo_tx)
 			grep '^bench=' "$LOG" | sed "s/ policy=- / policy=$pol /; s/^/round=$r /" | tee -a "$OUT"
 			# The timed ping-pongs alone moved 2 * iters * size bytes
