@@ -93,7 +93,7 @@ class Call:
         self.args = [Arg(a) for a in split_args(args)]
         if any(a.name is None for a in self.args):
             die("%s: every argument needs a name" % name)
-        if self.how not in ("p2p", "coll", "wait", "own", "pass"):
+        if self.how not in ("p2p", "coll", "wait", "prog", "own", "pass"):
             die("%s: HOW '%s'" % (name, how))
 
     def arg(self, name):
@@ -192,7 +192,7 @@ def c_wrapper(c, suffix, args, protos):
         out += ["\tMPI_Request req;", "\tint rc;", "",
                 "\tglue_count(GC_%s);" % c.name,
                 "\tif (%s)" % cond,
-                "\t\treturn PMPI_%s(%s);" % (name, call_args(args)),
+                "\t\treturn glue_plain(PMPI_%s(%s));" % (name, call_args(args)),
                 "\trc = %s(%s, &req);" % (nb_name, call_args(nbargs)),
                 "\treturn rc != MPI_SUCCESS ? rc : glue_wait_one(&req, %s);"
                 % status]
@@ -205,6 +205,9 @@ def c_wrapper(c, suffix, args, protos):
                 "\t\treturn PMPI_%s(%s);" % (name, call_args(args)),
                 "\treturn glue_finish(%s(%s, &req), &req);"
                 % (nb_name, call_args(args))]
+    elif c.how == "prog":
+        out += ["\tglue_count(GC_%s);" % c.name,
+                "\treturn glue_plain(PMPI_%s(%s));" % (name, call_args(args))]
     elif c.how == "wait":
         fields = [".kind = %s," % c.extra]
         if not c.arg("count"):

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * glue.h - the cosched MPI glue's internals, shared by its files:
- * init.c (endpoint at MPI_Init, release at MPI_Finalize), sockets.c and
+ * init.c (endpoint at MPI_Init, release at MPI_Finalize; local.c: may
+ * ranks on one node use shared memory?), sockets.c and
  * netcalls.c (sockets.h: the TCP sockets MPI makes, into the module's
  * arrival hooks as they are made), wait.c (the
  * wait loop: MPI_Test*, then cosched_wait), coll.c (the job's form of
@@ -120,6 +121,42 @@ int glue_wait(struct glue_wait *w);
 int glue_wait_one(MPI_Request *req, MPI_Status *status);
 /* wait.c: true when the caller may wait the cosched way. */
 bool glue_active(void);
+
+/*
+ * A thread other than the one that waits the cosched way is inside an
+ * MPI call: its progress may complete the waiter's request with no
+ * arrival to wake it, so the waiter spins meanwhile
+ * (cosched_progress_begin(3)).  False, and nothing done, in the waiting
+ * thread and in a job that waits the plain way.
+ */
+static inline bool glue_other_begin(void)
+{
+	if (!glue.ep || pthread_equal(pthread_self(), glue.owner))
+		return false;
+	cosched_progress_begin(glue.ep);
+	return true;
+}
+
+static inline void glue_other_end(bool other)
+{
+	if (other)
+		cosched_progress_end(glue.ep);
+}
+
+/* The MPI call expression call, counted as above while it runs. */
+#define glue_plain(call) ({				\
+	bool other_ = glue_other_begin();		\
+	int rc_ = (call);				\
+							\
+	glue_other_end(other_);				\
+	rc_;						\
+})
+
+/*
+ * local.c, collective: do ranks share this node with a transport that
+ * may be shared memory (invisible to the module)?
+ */
+bool glue_local_shm(void);
 
 /* init.c: CLOCK_MONOTONIC in ns. */
 uint64_t glue_now_ns(void);

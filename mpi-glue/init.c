@@ -39,6 +39,7 @@ enum why {
 	WHY_ENDPOINT,
 	WHY_NO_HOOKS,
 	WHY_NO_TCP,
+	WHY_SHM,
 	WHY_NR
 };
 
@@ -48,6 +49,7 @@ static const char *const why_text[WHY_NR] = {
 	[WHY_ENDPOINT] = "the endpoint could not be created",
 	[WHY_NO_HOOKS] = "the module cannot watch TCP sockets (arrival hooks)",
 	[WHY_NO_TCP] = "no TCP socket: the MPI transport is not watchable (shared memory? use cosched-run)",
+	[WHY_SHM] = "ranks sharing a node, whose MPI may use shared memory, which no hook sees (cosched-run and srun --cosched select TCP)",
 };
 
 uint64_t glue_now_ns(void)
@@ -193,6 +195,7 @@ static bool agree(enum why why)
 void glue_setup(void)
 {
 	enum why why = WHY_OFF;
+	bool shm;
 
 	if (glue.ready)
 		return;
@@ -202,8 +205,13 @@ void glue_setup(void)
 	PMPI_Comm_size(MPI_COMM_WORLD, &glue.size);
 	glue.verbose = env_num("COSCHED_MPI_VERBOSE", 0) != 0;
 	glue.job = agree_job();
+	shm = glue_local_shm();		/* collective: every rank */
 	if (env_num("COSCHED_MPI", 1) != 0)
 		why = open_endpoint();
+	if (why == WHY_OK && shm) {
+		drop_endpoint();
+		why = WHY_SHM;
+	}
 	/* coll.c's note on each communicator: is it all in this job? */
 	if (why == WHY_OK &&
 	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
@@ -241,7 +249,7 @@ static void say_stats(void)
 	cosched_stats(glue.ep, &st);
 	glue_socks_get_stats(&socks);
 	fprintf(stderr,
-		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu\n",
+		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu module_blocks %llu module_wakeups %llu\n",
 		glue.rank, (unsigned long long)glue.job,
 		(unsigned long long)glue.waits,
 		(unsigned long long)glue.cosched_waits,
@@ -251,7 +259,9 @@ static void say_stats(void)
 		(unsigned long long)glue.fallbacks,
 		(unsigned long long)socks.registered,
 		(unsigned long long)socks.full,
-		(unsigned long long)st.module.arrivals);
+		(unsigned long long)st.module.arrivals,
+		(unsigned long long)st.module.blocks,
+		(unsigned long long)st.module.wakeups);
 }
 
 /*

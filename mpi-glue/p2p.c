@@ -91,8 +91,9 @@ int glue_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 {
 	glue_count(GC_Sendrecv);
 	if (!glue_active())
-		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf,
-				     rcount, rtype, source, rtag, comm, status);
+		return glue_plain(PMPI_Sendrecv(sbuf, scount, stype, dest,
+						stag, rbuf, rcount, rtype,
+						source, rtag, comm, status));
 	return sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
 			source, rtag, comm, status);
 }
@@ -113,8 +114,9 @@ int glue_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
 
 	glue_count(GC_Sendrecv_replace);
 	if (!glue_active() || count < 0)
-		return PMPI_Sendrecv_replace(buf, count, type, dest, stag,
-					     source, rtag, comm, status);
+		return glue_plain(PMPI_Sendrecv_replace(buf, count, type, dest,
+							stag, source, rtag,
+							comm, status));
 	if (dest != MPI_PROC_NULL) {
 		rc = PMPI_Pack_size(count, type, comm, &psize);
 		if (rc != MPI_SUCCESS)

@@ -123,7 +123,7 @@ int glue_wait(struct glue_wait *w)
 	int err;
 
 	if (!glue_active())
-		return block(w);
+		return glue_plain(block(w));
 	glue.waits++;
 	if (ready(&l))
 		return done_wait(&l);

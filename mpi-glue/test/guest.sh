@@ -127,6 +127,31 @@ socket_cases() { # mpi
 	check $? "$m local: both ranks registered sockets ($(field_min "$W/$n.err" sockets) or more), no scans ($(field_sum "$W/$n.err" scans))"
 }
 
+# Two ranks on this node with the MPI's shared memory allowed (mpiexec
+# straight, not cosched-run, which selects TCP): no hook would see their
+# messages, so the job must wait the plain MPI way and say why, once.
+shm_case() { # mpi
+	m=$1
+	n=shm-$m
+	case $m in
+	openmpi) set -- mpiexec.openmpi --allow-run-as-root --oversubscribe -n 2 \
+		-x LD_PRELOAD="$GLUEDIR/libcosched-mpi-openmpi.so" \
+		-x COSCHED_MPI_VERBOSE=1 --mca pml ob1 --mca btl self,vader,tcp \
+		--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo ;;
+	# MPICH's own shared memory off (each rank then is alone in its
+	# MPI_COMM_TYPE_SHARED group), UCX's left on: still shared memory.
+	*) set -- mpiexec.mpich -n 2 \
+		-genv LD_PRELOAD "$GLUEDIR/libcosched-mpi-mpich.so:$GLUEDIR/libcosched-ucx-finalize.so" \
+		-genv COSCHED_MPI_VERBOSE 1 -genv MPIR_CVAR_NOLOCAL 1 \
+		-genv UCX_NET_DEVICES lo ;;
+	esac
+	timeout -k 5 "$LIMIT" "$@" "$T/mixed.$m" -i 50 >"$W/$n.out" 2>"$W/$n.err"
+	[ $? = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out" &&
+		[ "$(grep -c 'the job waits the plain MPI way: ranks sharing a node' "$W/$n.err")" = 1 ]
+	check $? "$m sb: shared memory allowed between 2 local ranks: plain MPI waiting, said once: $(head -1 "$W/$n.out")" ||
+		tail -3 "$W/$n.err" | sed 's/^/# /'
+}
+
 # Collectives with one rank unlike the other must complete (the job
 # agrees on one form at MPI_Init); a hang fails at the time limit.
 mixed_cases() { # mpi
@@ -144,6 +169,7 @@ mixed_cases() { # mpi
 		check $? "$m sb: collectives, rank 1 $how: $(head -1 "$W/$n.out"); $(grep cosched-mpi "$W/$n.err" | head -1)" ||
 			tail -3 "$W/$n.err" | sed 's/^/# /'
 	done
+	shm_case $m
 	n=mixed-thread-$m
 	job $n -v -m $m -n 2 "$T/mixed.$m" -i 50 -t 0
 	[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out" &&
@@ -232,6 +258,14 @@ for m in $MPIS; do
 	job threads-$m -v -m $m -n 2 "$T/threads.$m"
 	[ "$(cat "$W/threads-$m.rc")" = 0 ] && grep -q '^threads: ' "$W/threads-$m.out" && ! grep -q FAIL "$W/threads-$m.out"
 	check $? "$m sb: MPI_THREAD_MULTIPLE, two threads communicating: $(head -1 "$W/threads-$m.out")"
+	# The other thread's calls keep the waiting thread spinning
+	# (cosched_progress_begin): none of its blocks sleeps out the
+	# timeout for a request that thread completed.  The module's counts:
+	# sleeps, and sleeps ended by an arrival.
+	b=$(field_sum "$W/threads-$m.err" module_blocks)
+	k=$(field_sum "$W/threads-$m.err" module_wakeups)
+	[ "$(ranks_reporting "$W/threads-$m.err")" = 2 ] && [ "$b" -le "$k" ]
+	check $? "$m sb: MPI_THREAD_MULTIPLE: no block ended by its timeout ($b blocks, $k woken by an arrival)"
 
 	mixed_cases $m
 	socket_cases $m

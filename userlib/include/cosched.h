@@ -17,7 +17,8 @@
  * Thread rules: any number of threads may call cosched_send() on one
  * endpoint at once.  Receiving (cosched_recv, cosched_probe, cosched_wait)
  * is for one thread at a time, and for none while callback mode runs.
- * cosched_stats() and cosched_max_msg() may be called from any thread.
+ * cosched_stats(), cosched_max_msg() and cosched_progress_begin/end() may
+ * be called from any thread.
  * cosched_set_spin() and cosched_close() must not race with anything on
  * the same endpoint.  See libcosched(7).
  */
@@ -67,6 +68,13 @@ struct cosched_ep_stats {
 /* Callback mode: status 0 and a message, or a negative errno. */
 typedef void (*cosched_msg_fn)(void *arg, int status, uint32_t src,
 			       const void *buf, size_t len);
+
+/*
+ * cosched_open() flags.  COSCHED_OPEN_CALLBACK: the endpoint is for
+ * callback mode (cosched_recv_callback): a library thread creates it and
+ * runs the callbacks, so that the module steers the thread that waits.
+ */
+#define COSCHED_OPEN_CALLBACK	(1U << 0)
 
 /* Open /dev/cosched and create the endpoint of rank in job (size ranks). */
 int cosched_open(struct cosched_ep **ep, uint64_t job, uint32_t rank,
@@ -120,6 +128,14 @@ int cosched_unregister_fd(struct cosched_ep *ep, int fd);
 
 /* Wake from each block after us even without an arrival; 0: never. */
 int cosched_set_wait_timeout(struct cosched_ep *ep, long us);
+
+/*
+ * Another thread is about to make (has ended) progress the module cannot
+ * see but that may end the waiting thread's wait: while any is counted,
+ * the waiter spins instead of sleeping or yielding.  Any thread.
+ */
+void cosched_progress_begin(struct cosched_ep *ep);
+void cosched_progress_end(struct cosched_ep *ep);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,9 @@
  * callback.c - the completion-callback receive mode (the progressive
  * messages model): a thread of the library waits in the chosen mode and
  * hands every message to the application's function as it arrives.
- * While it runs it is the endpoint's only receiver.
+ * While it runs it is the endpoint's only receiver.  A new thread per
+ * session, or, for an endpoint opened with COSCHED_OPEN_CALLBACK, the
+ * thread that created it and that the module steers (owner.c).
  */
 #include "internal.h"
 
@@ -20,9 +22,8 @@ struct ep_callback {
 	size_t len;
 };
 
-static void *callback_main(void *p)
+static void callback_session(struct cosched_ep *ep)
 {
-	struct cosched_ep *ep = p;
 	struct ep_callback *cb = ep->cb;
 	struct recv_arg a = { ep, NULL, cb->buf, cb->len, -EAGAIN, &cb->stop,
 			      false };
@@ -44,6 +45,11 @@ static void *callback_main(void *p)
 		if (a.ret < 0 && a.ret != -ECONNRESET)
 			break;
 	}
+}
+
+static void *callback_main(void *p)
+{
+	callback_session(p);
 	return NULL;
 }
 
@@ -62,7 +68,10 @@ void ep_callback_stop(struct cosched_ep *ep)
 		return;
 	__atomic_store_n(&cb->stop, true, __ATOMIC_RELEASE);
 	callback_kick(ep);
-	pthread_join(cb->thread, NULL);
+	if (ep->owner)
+		ep_owner_wait_idle(ep);
+	else
+		pthread_join(cb->thread, NULL);
 	__atomic_store_n(&ep->cb, NULL, __ATOMIC_RELAXED);
 	free(cb->buf);
 	free(cb);
@@ -96,7 +105,11 @@ PUBLIC int cosched_recv_callback(struct cosched_ep *ep, cosched_msg_fn fn,
 		return -ENOMEM;
 	}
 	ep->cb = cb;
-	err = -pthread_create(&cb->thread, NULL, callback_main, ep);
+	/* COSCHED_OPEN_CALLBACK: the thread the module steers runs it. */
+	if (ep->owner)
+		err = ep_owner_run(ep, callback_session);
+	else
+		err = ep_spawn(&cb->thread, callback_main, ep);
 	if (err) {
 		ep->cb = NULL;
 		free(cb->buf);

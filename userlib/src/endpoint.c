@@ -114,7 +114,7 @@ struct ep_ring *ep_peer(struct cosched_ep *ep, uint32_t rank, int *err)
 }
 
 /* The module's endpoint; -ENODEV and friends when there is no module. */
-static int ep_create(struct cosched_ep *ep)
+int ep_create(struct cosched_ep *ep)
 {
 	struct cosched_create cr = {
 		.abi_version = COSCHED_ABI_VERSION,
@@ -171,9 +171,10 @@ static void ep_unmap_module(struct cosched_ep *ep)
 	ep->fd = -1;
 }
 
-static int ep_open_local(struct cosched_ep *ep)
+static int ep_open_local(struct cosched_ep *ep, unsigned int flags)
 {
-	int err = ep_create(ep);
+	int err = flags & COSCHED_OPEN_CALLBACK ? ep_owner_create(ep) :
+						  ep_create(ep);
 
 	if (!err || !module_missing(err))
 		return err;
@@ -228,7 +229,8 @@ PUBLIC int cosched_open(struct cosched_ep **epp, uint64_t job, uint32_t rank,
 	int err;
 
 	*epp = NULL;
-	if (flags || !job || !size || rank >= size || size > COSCHED_MAX_RANKS)
+	if ((flags & ~COSCHED_OPEN_CALLBACK) || !job || !size || rank >= size ||
+	    size > COSCHED_MAX_RANKS)
 		return -EINVAL;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
@@ -240,7 +242,7 @@ PUBLIC int cosched_open(struct cosched_ep **epp, uint64_t job, uint32_t rank,
 	ep->default_mode = ep_env_mode();
 	pthread_mutex_init(&ep->map_lock, NULL);
 	ep->peers = calloc(size, sizeof(*ep->peers));
-	err = ep->peers ? ep_open_local(ep) : -ENOMEM;
+	err = ep->peers ? ep_open_local(ep, flags) : -ENOMEM;
 	if (!err)
 		err = ep_spin_from_env(ep);
 	if (!err)
@@ -263,7 +265,9 @@ PUBLIC void cosched_close(struct cosched_ep *ep)
 	/* First the goodbyes: peers see an orderly close, not a loss. */
 	if (ep->net)
 		net_close(ep->net);
-	if (ep->fd >= 0)
+	if (ep->owner)
+		ep_owner_destroy(ep);
+	else if (ep->fd >= 0)
 		ioctl(ep->fd, COSCHED_IOC_DESTROY);
 	for (i = 0; ep->peers && i < ep->size; i++) {
 		while (ep->peers[i]) {

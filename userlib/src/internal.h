@@ -27,6 +27,7 @@ struct ep_counters {
 };
 
 struct ep_callback;
+struct ep_owner;
 
 struct cosched_ep {
 	int fd;				/* /dev/cosched; -1 without the module */
@@ -45,7 +46,10 @@ struct cosched_ep {
 	struct net *net;		/* ranks on other nodes, or NULL */
 	uint64_t net_fetched;		/* arrivals at the last net_fetch() */
 	struct ep_callback *cb;		/* callback mode, or NULL */
+	struct ep_owner *owner;		/* COSCHED_OPEN_CALLBACK's thread */
 	uint64_t next_lost_check_ns;	/* without the module */
+	int progress;			/* threads in cosched_progress_begin() */
+	bool progress_rung;		/* one of them rang since the last arm */
 	struct ep_counters cnt;
 };
 
@@ -93,6 +97,9 @@ int ep_wait_ring(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 /* wait.c: -ECONNRESET once per peer lost since the last call, else 0. */
 int ep_check_lost(struct cosched_ep *ep);
 
+/* progress.c: may the waiter not sleep yet (progress it cannot see)? */
+bool ep_progress_held(struct cosched_ep *ep);
+
 /* send.c: ring rank's doorbell (announce one arrival). */
 int ep_doorbell(struct cosched_ep *ep, uint32_t rank);
 
@@ -119,6 +126,21 @@ bool ep_try_recv(void *p);
 
 /* spin.c: $COSCHED_SPIN_US into ep->spin_ns. */
 int ep_spin_from_env(struct cosched_ep *ep);
+
+/* endpoint.c: the module's endpoint, created by the calling thread. */
+int ep_create(struct cosched_ep *ep);
+
+/*
+ * owner.c: COSCHED_OPEN_CALLBACK's thread: create the endpoint from it,
+ * run a session on it (-EBUSY while one runs), wait for the session to
+ * end, destroy the endpoint from it and end it.
+ */
+int ep_owner_create(struct cosched_ep *ep);
+/* owner.c: a library thread, every signal blocked; 0 or -errno. */
+int ep_spawn(pthread_t *t, void *(*fn)(void *), void *arg);
+int ep_owner_run(struct cosched_ep *ep, void (*job)(struct cosched_ep *));
+void ep_owner_wait_idle(struct cosched_ep *ep);
+void ep_owner_destroy(struct cosched_ep *ep);
 
 /* callback.c: end callback mode (cosched_close). */
 void ep_callback_stop(struct cosched_ep *ep);

@@ -100,8 +100,10 @@ static bool spin(bool (*ready)(void *), void *arg, uint64_t ns)
  */
 static void arm(struct cosched_ep *ep, uint32_t how)
 {
+	/* Cleared before the new arming is seen (progress.c). */
+	__atomic_store_n(&ep->progress_rung, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&ep->ctrl->armed, how, __ATOMIC_RELAXED);
-	__atomic_store_n(&ep->own.v.hdr->armed, how, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->own.v.hdr->armed, how, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -159,6 +161,11 @@ static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg)
 
 	seen = __atomic_load_n(&c->arrivals, __ATOMIC_ACQUIRE);
 	arm(ep, COSCHED_ARMED_BLOCK);
+	/* Another thread's progress may end our wait (progress.c). */
+	if (ep_progress_held(ep)) {
+		disarm(ep);
+		return 0;
+	}
 	if (ready(arg)) {
 		disarm(ep);
 		return 1;
@@ -179,6 +186,11 @@ static int yield(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 	};
 
 	arm(ep, COSCHED_ARMED_YIELD);
+	if (ep_progress_held(ep)) {
+		if (!*lowered)
+			disarm(ep);
+		return 0;
+	}
 	if (ready(arg))
 		return 1;
 	drained(ep, y.seen);

@@ -13,7 +13,9 @@
  *   - a process of another user is refused the job (-EPERM), and a
  *     process outside the job cannot map its rings;
  *   - spin "auto" measures a block and wake-up cost;
- *   - callback mode delivers in order and stops while blocked;
+ *   - callback mode delivers in order and stops while blocked; under
+ *     dcs it boosts the creating thread, or with COSCHED_OPEN_CALLBACK
+ *     the callback thread;
  *   - a job on two nodes (127.0.0.1 and 127.0.0.2): a blocked receiver
  *     is woken both by its ring and by TCP, under sb and dcs-sb; a killed
  *     TCP peer gives -ECONNRESET;
@@ -30,6 +32,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -341,6 +345,93 @@ static void test_callback(void)
 }
 
 /*
+ * Which thread does dcs boost when a message comes for callback mode?
+ * Rank 1, another process, sends OWNER_N messages a few ms apart; rank
+ * 0's callback thread blocks between them, its creating thread naps.
+ * Each callback notes whether it runs boosted (SCHED_FIFO, boost_mech
+ * fifo) and whether the creating thread is.  With COSCHED_OPEN_CALLBACK
+ * the module must steer the callback thread and never the creator;
+ * without, it steers the creator (the case the flag exists for).
+ */
+#define OWNER_N	30
+
+struct steer {
+	pid_t creator;
+	int n, self_fifo, creator_fifo;
+};
+
+static void on_steer(void *arg, int status, uint32_t src, const void *buf,
+		     size_t len)
+{
+	struct steer *st = arg;
+
+	(void)src;
+	(void)buf;
+	(void)len;
+	if (status)
+		return;
+	st->self_fifo += sched_getscheduler(0) == SCHED_FIFO;
+	st->creator_fifo += sched_getscheduler(st->creator) == SCHED_FIFO;
+	__atomic_fetch_add(&st->n, 1, __ATOMIC_RELEASE);
+}
+
+static void steer_sender(uint64_t job)
+{
+	struct cosched_ep *ep;
+	char buf[4];
+	int i;
+
+	if (cosched_open(&ep, job, 1, 2, 0))
+		_exit(2);
+	if (cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_POLL) < 0)
+		_exit(3);
+	for (i = 0; i < OWNER_N; i++) {
+		nap_ms(3);
+		if (send_retry(ep, 0, &i, sizeof(i)))
+			_exit(4);
+	}
+	cosched_close(ep);
+	_exit(0);
+}
+
+static void test_callback_owner(unsigned int flags, const char *name)
+{
+	struct steer st = { .creator = (pid_t)syscall(SYS_gettid) };
+	uint64_t job = ++job_next;
+	struct cosched_ep *ep;
+	int i, status = -1;
+	pid_t pid;
+
+	sysfs_write("policy", "dcs");
+	if (cosched_open(&ep, job, 0, 2, flags)) {
+		check(0, "%s: open", name);
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		steer_sender(job);
+	check(cosched_recv_callback(ep, on_steer, &st, COSCHED_MODE_BLOCK) == 0,
+	      "%s: callback mode", name);
+	send_retry(ep, 1, "go", 2);
+	for (i = 0; i < 5000 && __atomic_load_n(&st.n, __ATOMIC_ACQUIRE) <
+	     OWNER_N; i++)
+		nap_ms(1);
+	waitpid(pid, &status, 0);
+	cosched_recv_callback(ep, NULL, NULL, 0);
+	cosched_close(ep);
+	check(st.n == OWNER_N && WIFEXITED(status) && !WEXITSTATUS(status),
+	      "%s: %d of %d messages", name, st.n, OWNER_N);
+	if (flags & COSCHED_OPEN_CALLBACK)
+		check(st.self_fifo > 0 && st.creator_fifo == 0,
+		      "%s: dcs boosts the callback thread (%d of %d callbacks ran boosted), never the creator (%d)",
+		      name, st.self_fifo, st.n, st.creator_fifo);
+	else
+		check(st.self_fifo == 0 && st.creator_fifo > 0,
+		      "%s: dcs boosts the creator (%d of %d callbacks saw it boosted), not the callback thread (%d)",
+		      name, st.creator_fifo, st.n, st.self_fifo);
+}
+
+/*
  * Ranks 0 and 1 on node 127.0.0.1 (rings), rank 2 on 127.0.0.2 (TCP).
  * Rank 0 blocks; 1 and 2 each send it N messages after a pause, then 2
  * waits for "end" (or dies when told to).
@@ -624,6 +715,8 @@ int main(void)
 	test_other_user();
 	test_spin_auto();
 	test_callback();
+	test_callback_owner(0, "callback, plain endpoint");
+	test_callback_owner(COSCHED_OPEN_CALLBACK, "callback, COSCHED_OPEN_CALLBACK");
 	test_net("sb", false);
 	test_net("dcs-sb", false);
 	test_net("sb", true);

@@ -17,9 +17,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "tap.h"
+
+/*
+ * The test's ioctl(2), ahead of the C library's in the link: counts the
+ * calls that would reach the module, then does the real one (ENOTTY on
+ * /dev/null, as before).
+ */
+static int n_doorbell_ioctls, n_wait_ioctls;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	n_doorbell_ioctls += req == COSCHED_IOC_DOORBELL;
+	n_wait_ioctls += req == COSCHED_IOC_WAIT;
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
 
 static struct cosched_ep *fake_ep(uint32_t policy, uint32_t wait_mode)
 {
@@ -408,6 +429,54 @@ static void test_consumed(void)
 	fake_free(ep);
 }
 
+/* ready() of cosched_wait: true at its 200th call. */
+static bool ready_at_200(void *p)
+{
+	return ++*(int *)p >= 200;
+}
+
+/*
+ * cosched_progress_begin/end: while another thread counts itself the
+ * waiter does not sleep, and a waiter that stays armed is rung once.
+ */
+static void test_progress(void)
+{
+	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_SB, COSCHED_WAIT_BLOCK);
+	struct cosched_ring *h = ep->own.v.hdr;
+	int i, calls, db, r;
+
+	ep->spin_ns = 0;
+	db = n_doorbell_ioctls;
+	cosched_progress_begin(ep);
+	cosched_progress_end(ep);
+	check(n_doorbell_ioctls == db, "progress, waiter not armed: no doorbell");
+
+	h->armed = COSCHED_ARMED_YIELD;
+	for (i = 0; i < 1000; i++) {
+		cosched_progress_begin(ep);
+		cosched_progress_end(ep);
+	}
+	check(n_doorbell_ioctls == db + 1,
+	      "1000 calls while the waiter stays armed: one doorbell (%d)",
+	      n_doorbell_ioctls - db);
+	h->armed = COSCHED_ARMED_NONE;
+
+	cosched_progress_begin(ep);
+	calls = 0;
+	db = n_wait_ioctls;
+	r = cosched_wait(ep, ready_at_200, &calls, COSCHED_MODE_BLOCK);
+	check(r == 0 && calls >= 200 && n_wait_ioctls == db,
+	      "block mode while another thread makes progress: spins, never sleeps (%d, %d waits)",
+	      r, n_wait_ioctls - db);
+	check(ep_progress_held(ep), "the count is up until the end");
+	cosched_progress_end(ep);
+	calls = 0;
+	r = cosched_wait(ep, ready_at_200, &calls, COSCHED_MODE_BLOCK);
+	check(n_wait_ioctls > db && !ep_progress_held(ep),
+	      "after the end: the waiter goes to sleep again (%d)", r);
+	fake_free(ep);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -419,6 +488,7 @@ int main(void)
 	test_spin();
 	test_callback();
 	test_consumed();
+	test_progress();
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }

@@ -95,6 +95,20 @@ static void test_echo(void)
 	cosched_close(ep);
 }
 
+/* cosched_open()'s flags: one known, the rest refused. */
+static void test_open_flags(void)
+{
+	uint64_t job = job_base + 7;
+	struct cosched_ep *ep;
+
+	check(cosched_open(&ep, job, 0, 1, 1U << 1) == -EINVAL && !ep,
+	      "open with an unknown flag: -EINVAL");
+	check(cosched_open(&ep, job, 0, 1, COSCHED_OPEN_CALLBACK) == 0 &&
+	      send_retry(ep, 0, "cb", 2) == 0,
+	      "COSCHED_OPEN_CALLBACK without the module: opens, busy-poll");
+	cosched_close(ep);
+}
+
 static void test_killed_peer(void)
 {
 	uint64_t job = job_base + 2;
@@ -278,6 +292,7 @@ int main(void)
 	/* First: the notice is said once per process, fork inherits that. */
 	test_says_once();
 	test_echo();
+	test_open_flags();
 	test_killed_peer();
 	test_rank_taken();
 	test_half_made();
