@@ -9,11 +9,13 @@
 #     --mem 2048 --timeout 3600 --outdir build/mpich-guest -- \
 #     mpi-glue/mpich-tests-guest.sh --subset
 #
-# usage: mpich-tests-guest.sh [-p POLICIES] [-k KO] [-1] [mpich-tests.sh options]
+# usage: mpich-tests-guest.sh [-p POLICIES] [-k KO] [-1|-R] [mpich-tests.sh options]
 #   -p POLICIES  module policies, one run each (default "dcs dcs-sb")
 #   -k KO        module (default $COSCHED_KO, else build/$(uname -r)/cosched.ko)
 #   -1           plain runs once, before the first policy, instead of once
 #                per policy (a plain run has no glue: the policy cannot reach it)
+#   -R           as -1, but the plain runs of an earlier -1 run with the same
+#                $COSCHED_VMOUT (plain/) are used, not run again
 # mpich-tests.sh gets --no-build (the cache is read-only here), --out
 # $COSCHED_VMOUT/mpich-tests/<policy> (plain/ for -1's plain runs) and the
 # options given.  The module is reloaded before each policy.  Glue runs
@@ -34,7 +36,8 @@ while [ $# -gt 0 ]; do
 	-p) POLICIES=$2; shift ;;
 	-k) KO=$2; shift ;;
 	-1) ONCE=1 ;;
-	-h) sed -n '12,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	-R) ONCE=2 ;;
+	-h) sed -n '12,18s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
@@ -89,7 +92,10 @@ glue_check() { # dir
 
 echo "# mpich-tests in a guest: $(uname -r), $(nproc) CPUs, module $KO, policies: $POLICIES"
 echo "# glue: ${COSCHED_MPI_GLUE_DIR:-$ROOT/build/mpi-glue}; options: $*"
-if [ "$ONCE" = 1 ]; then
+if [ "$ONCE" = 2 ]; then
+	[ -f "$OUT/plain/results.tsv" ] || { echo "mpich-tests-guest: -R: no $OUT/plain/results.tsv" >&2; exit 2; }
+	echo "# ---- plain: the earlier runs in $OUT/plain"
+elif [ "$ONCE" = 1 ]; then
 	reload || { echo "mpich-tests-guest: cannot load $KO" >&2; exit 2; }
 	echo "# ---- plain (once, policy $(cat $SYS/policy))"
 	"$ROOT/mpi-glue/mpich-tests.sh" --no-build --modes plain --out "$OUT/plain" "$@"
@@ -101,20 +107,24 @@ for p in $POLICIES; do
 	echo "$p" >$SYS/policy || exit 2
 	echo "# ---- policy $(cat $SYS/policy)"
 	modes="plain glue"
-	[ "$ONCE" = 1 ] && modes=glue
+	[ "$ONCE" != 0 ] && modes=glue
 	# (with -1 its verdict waits for the plain rows: --report below)
 	COSCHED_MPI_VERBOSE=1 "$ROOT/mpi-glue/mpich-tests.sh" --no-build --modes "$modes" \
 		--out "$OUT/$p" "$@"
 	case $? in
 	0) ;;
 	2) exit 2 ;;
-	*) [ "$ONCE" = 1 ] || bad=1 ;;
+	*) [ "$ONCE" != 0 ] || bad=1 ;;
 	esac
 	(cd $SYS/stats && grep . ./*) >"$OUT/$p/module-stats.txt"
-	if [ "$ONCE" = 1 ]; then
-		# The plain rows of the one plain run, for the comparison.
-		awk -F'\t' -v OFS='\t' '{ $6 = "../plain/" $6; print }' "$OUT/plain/results.tsv" \
-			>>"$OUT/$p/results.tsv"
+	if [ "$ONCE" != 0 ]; then
+		# The plain rows of the one plain run, for the comparison (of
+		# the MPIs run here).
+		awk -F'\t' -v OFS='\t' 'FNR == NR { m[$1] = 1; next }
+			$1 in m { $6 = "../plain/" $6; print }' "$OUT/$p/results.tsv" \
+			"$OUT/plain/results.tsv" >"$OUT/$p/plain.tsv"
+		cat "$OUT/$p/plain.tsv" >>"$OUT/$p/results.tsv"
+		rm -f "$OUT/$p/plain.tsv"
 		"$ROOT/mpi-glue/mpich-tests.sh" --report --out "$OUT/$p" >/dev/null || bad=1
 		grep '^#' "$OUT/$p/table.txt"
 		echo "# outcome differs with the glue: $(wc -l <"$OUT/$p/diff.txt")"
