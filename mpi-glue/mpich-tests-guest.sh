@@ -69,22 +69,22 @@ reload() {
 	[ -e /dev/cosched ]
 }
 
-# Per glue run: ranks expected (the test's np), ranks that printed their
-# counters, their sums, and the fallback warnings ("the job waits the
-# plain MPI way"; none may appear with the module loaded).
+# Per glue run: the MPI, the test, ranks expected (the test's np), ranks
+# that printed their counters, their sums, and the fallback warnings ("the
+# job waits the plain MPI way"; none may appear with the module loaded).
 glue_check() { # dir
-	awk -F'\t' '$3 == "glue" && $4 != "skip" { print $2 "\t" $6 }' "$1/results.tsv" |
-		while IFS='	' read -r id file; do
+	awk -F'\t' '$3 == "glue" && $4 != "skip" { print $1 "\t" $2 "\t" $6 }' "$1/results.tsv" |
+		while IFS='	' read -r m id file; do
 			np=${id#* }
 			np=${np%% *}
-			awk -v id="$id" -v np="$np" '
+			awk -v m="$m" -v id="$id" -v np="$np" '
 				$1 == "cosched-mpi:" && $2 == "rank" {
 					n++
 					for (i = 3; i < NF; i++) s[$i] += $(i + 1)
 				}
 				/the job waits the plain MPI way/ { fb++ }
 				END {
-					printf "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", id, np, n, s["waits"],
+					printf "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", m, id, np, n, s["waits"],
 						s["cosched_waits"], s["blocks"], s["module_arrivals"], fb
 				}' "$1/$file"
 		done
@@ -131,10 +131,10 @@ for p in $POLICIES; do
 		sed 's/^/#   /' "$OUT/$p/diff.txt"
 	fi
 	glue_check "$OUT/$p" >"$OUT/$p/glue.tsv"
-	awk -F'\t' -v p="$p" '{ runs++; if ($3 == $2) all++; w += $4; cw += $5; b += $6; a += $7; fb += $8 }
+	awk -F'\t' -v p="$p" '{ runs++; if ($4 == $3) all++; w += $5; cw += $6; b += $7; a += $8; fb += $9 }
 		END { printf "# %s glue runs: %d, all ranks reporting in %d; waits %d, cosched_waits %d, blocks %d, endpoint arrivals %d; fallback warnings %d\n",
 			p, runs, all, w, cw, b, a, fb }' "$OUT/$p/glue.tsv"
-	awk -F'\t' '$8 > 0 { found = 1 } END { exit !found }' "$OUT/$p/glue.tsv" && bad=1
+	awk -F'\t' '$9 > 0 { found = 1 } END { exit !found }' "$OUT/$p/glue.tsv" && bad=1
 	echo "# module stats: $(sed 's|^\./||' "$OUT/$p/module-stats.txt" | tr '\n' ' ')"
 done
 [ "$bad" = 0 ]
