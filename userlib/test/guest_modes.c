@@ -346,12 +346,15 @@ static void test_callback(void)
 
 /*
  * Which thread does dcs boost when a message comes for callback mode?
- * Rank 1, another process, sends OWNER_N messages a few ms apart; rank
- * 0's callback thread blocks between them, its creating thread naps.
- * Each callback notes whether it runs boosted (SCHED_FIFO, boost_mech
- * fifo) and whether the creating thread is.  With COSCHED_OPEN_CALLBACK
- * the module must steer the callback thread and never the creator;
- * without, it steers the creator (the case the flag exists for).
+ * Rank 1, another process on CPU 1, sends OWNER_N messages a few ms
+ * apart; rank 0 (both its threads) shares CPU 0 with a CPU hog, so that
+ * its woken callback thread is not on a CPU when the message comes (on
+ * an idle CPU it would run at once and need no boost).  Its callback
+ * thread blocks between messages, its creating thread naps.  Each
+ * callback notes whether it runs boosted (SCHED_FIFO, boost_mech fifo)
+ * and whether the creating thread is.  With COSCHED_OPEN_CALLBACK the
+ * module must steer the callback thread and never the creator; without,
+ * it steers the creator (the case the flag exists for).
  */
 #define OWNER_N	30
 
@@ -359,6 +362,12 @@ struct steer {
 	pid_t creator;
 	int n, self_fifo, creator_fifo;
 };
+
+/* A boost is SCHED_FIFO with reset-on-fork (boost_mech=fifo). */
+static bool is_fifo(pid_t tid)
+{
+	return (sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO;
+}
 
 static void on_steer(void *arg, int status, uint32_t src, const void *buf,
 		     size_t len)
@@ -370,9 +379,18 @@ static void on_steer(void *arg, int status, uint32_t src, const void *buf,
 	(void)len;
 	if (status)
 		return;
-	st->self_fifo += sched_getscheduler(0) == SCHED_FIFO;
-	st->creator_fifo += sched_getscheduler(st->creator) == SCHED_FIFO;
+	st->self_fifo += is_fifo(0);
+	st->creator_fifo += is_fifo(st->creator);
 	__atomic_fetch_add(&st->n, 1, __ATOMIC_RELEASE);
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 static void steer_sender(uint64_t job)
@@ -381,6 +399,7 @@ static void steer_sender(uint64_t job)
 	char buf[4];
 	int i;
 
+	pin_to(1);
 	if (cosched_open(&ep, job, 1, 2, 0))
 		_exit(2);
 	if (cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_POLL) < 0)
@@ -398,13 +417,25 @@ static void test_callback_owner(unsigned int flags, const char *name)
 {
 	struct steer st = { .creator = (pid_t)syscall(SYS_gettid) };
 	uint64_t job = ++job_next;
+	struct cosched_ep_stats es = { 0 };
 	struct cosched_ep *ep;
 	int i, status = -1;
-	pid_t pid;
+	cpu_set_t old;
+	pid_t pid, hog;
 
 	sysfs_write("policy", "dcs");
+	sched_getaffinity(0, sizeof(old), &old);
+	pin_to(0);
+	hog = fork();
+	if (hog == 0)
+		for (;;)
+			;
+	/* The library's thread is made here: it inherits CPU 0. */
 	if (cosched_open(&ep, job, 0, 2, flags)) {
 		check(0, "%s: open", name);
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
+		sched_setaffinity(0, sizeof(old), &old);
 		return;
 	}
 	pid = fork();
@@ -418,9 +449,16 @@ static void test_callback_owner(unsigned int flags, const char *name)
 		nap_ms(1);
 	waitpid(pid, &status, 0);
 	cosched_recv_callback(ep, NULL, NULL, 0);
+	cosched_stats(ep, &es);
 	cosched_close(ep);
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	sched_setaffinity(0, sizeof(old), &old);
 	check(st.n == OWNER_N && WIFEXITED(status) && !WEXITSTATUS(status),
-	      "%s: %d of %d messages", name, st.n, OWNER_N);
+	      "%s: %d of %d messages (module: %llu arrivals, %llu boosts, %llu refused by the budget)",
+	      name, st.n, OWNER_N, (unsigned long long)es.module.arrivals,
+	      (unsigned long long)es.module.boosts,
+	      (unsigned long long)es.module.budget_exhausted);
 	if (flags & COSCHED_OPEN_CALLBACK)
 		check(st.self_fifo > 0 && st.creator_fifo == 0,
 		      "%s: dcs boosts the callback thread (%d of %d callbacks ran boosted), never the creator (%d)",
