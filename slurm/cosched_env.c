@@ -37,19 +37,47 @@ int cosched_mpi_parse(const char *mpi)
 	return mpi && (!strcmp(mpi, "openmpi") || !strcmp(mpi, "mpich")) ? 0 : -1;
 }
 
+int cosched_libs(const char *mode, int off_asked, const char *mpi,
+		 const char *ucx_finalize)
+{
+	int libs = mode ? COSCHED_GLUE : 0;
+
+	if ((mode || off_asked) && mpi && !strcmp(mpi, "mpich") &&
+	    !(ucx_finalize && !strcmp(ucx_finalize, "0")))
+		libs |= COSCHED_FIX;
+	return libs;
+}
+
+/* The file name of the entry s[0..*n), its length in *n. */
+static const char *base_name(const char *s, size_t *n)
+{
+	const char *base = s, *p;
+
+	for (p = s; p < s + *n; p++)
+		if (*p == '/')
+			base = p + 1;
+	*n -= base - s;
+	return base;
+}
+
 /* Is the entry s[0..n) one of our glue libraries (any directory)? */
 static int is_glue(const char *s, size_t n)
 {
-	const char *base = s, *p;
 	static const char pre[] = "libcosched-mpi-", suf[] = ".so";
+	const char *base = base_name(s, &n);
 
-	for (p = s; p < s + n; p++)
-		if (*p == '/')
-			base = p + 1;
-	n -= base - s;
 	return n > strlen(pre) + strlen(suf) &&
 	       !strncmp(base, pre, strlen(pre)) &&
 	       !strncmp(base + n - strlen(suf), suf, strlen(suf));
+}
+
+/* Is the entry s[0..n) the finalize fix (any directory)? */
+static int is_fix(const char *s, size_t n)
+{
+	static const char fix[] = "libcosched-ucx-finalize.so";
+	const char *base = base_name(s, &n);
+
+	return n == strlen(fix) && !strncmp(base, fix, n);
 }
 
 /* Append s[0..n) to buf (used bytes *at), colon-separated. */
@@ -67,7 +95,8 @@ static int append(char *buf, size_t len, size_t *at, const char *s, size_t n)
 	return 0;
 }
 
-int cosched_preload(char *buf, size_t len, const char *old, const char *glue)
+int cosched_preload(char *buf, size_t len, const char *old, const char *fix,
+		    const char *glue)
 {
 	size_t at = 0, n;
 
@@ -76,12 +105,17 @@ int cosched_preload(char *buf, size_t len, const char *old, const char *glue)
 	buf[0] = '\0';
 	while (old && *old) {
 		n = strcspn(old, ": ");
-		if (n && !is_glue(old, n) && append(buf, len, &at, old, n))
+		if (n && !(glue && is_glue(old, n)) && !(fix && is_fix(old, n)) &&
+		    append(buf, len, &at, old, n))
 			return -1;
 		old += n;
 		old += strspn(old, ": ");
 	}
-	return append(buf, len, &at, glue, strlen(glue));
+	if (fix && append(buf, len, &at, fix, strlen(fix)))
+		return -1;
+	if (glue && append(buf, len, &at, glue, strlen(glue)))
+		return -1;
+	return 0;
 }
 
 uint64_t cosched_job_id(uint32_t job, uint32_t step)

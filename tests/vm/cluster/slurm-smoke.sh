@@ -10,14 +10,20 @@
 #      every rank registers sockets and sees module arrivals, and each
 #      node's module counts arrivals; with --cosched=off the same output
 #      and no glue; --cosched=bogus makes srun fail;
-#   4. without the plugin in plugstack.conf, the glue check above fails.
+#   4. the same suite built with MPICH, srun --mpi=pmi2: --cosched=off
+#      preloads only libcosched-ucx-finalize.so, --cosched the user's,
+#      that fix, then the MPICH glue (COSCHED_UCX_FINALIZE=0: no fix);
+#      same output, glue active in every rank;
+#   5. without the plugin in plugstack.conf, the glue check above fails.
 # Output is TAP; the last line is "N passed, N failed"; exit 1 on a failure.
 cd "$(dirname "$0")/../../.." || exit 2
 . mpi-glue/test/tap.sh
 R=${COSCHED_REXEC:?run me through tests/vm/cluster.sh --slurm}
 SYS=/sys/kernel/cosched
 SUITE=build/mpi-glue/test/suite.openmpi
+SUITE_MPICH=build/mpi-glue/test/suite.mpich
 LIMIT=${SMOKE_LIMIT:-300}
+MLIMIT=${SMOKE_MPICH_LIMIT:-150}
 IFS=, read -ra HOSTS <<<"${COSCHED_HOSTS:?}"
 N=${#HOSTS[@]}
 W=$(mktemp -d)
@@ -104,7 +110,50 @@ sed 's/^/# /' "$W/bogus.out"
 [ "$st" != 0 ] && grep -q 'cosched=bogus' "$W/bogus.out" && ! grep -qx 'node[0-9]*' "$W/bogus.out"
 check $? "srun --cosched=bogus fails (status $st) with a message, runs nothing"
 
-# 4. The glue check can fail: the same run with the plugin out of every
+# 4. MPICH (4.0.2, its simple PMI-1 client) under Slurm's pmi2 plugin,
+# UCX on TCP over eth0; each rank prints its LD_PRELOAD, then execs the
+# suite with it.  The user's preload is $user, as in 2.
+fix_re='/[^:]*/libcosched-ucx-finalize\.so' mglue_re='/[^:]*/libcosched-mpi-mpich\.so'
+mpich() { # name srun-options... (the job's environment: the caller's)
+	local name=$1
+	shift
+	COSCHED_MPI_IMPL=mpich UCX_TLS=tcp UCX_NET_DEVICES=eth0 COSCHED_MPI_VERBOSE=1 \
+		LD_PRELOAD=$user timeout "$MLIMIT" srun -N "$N" -n "$N" --mpi=pmi2 "$@" \
+		sh -c 'echo "preload $SLURMD_NODENAME ${LD_PRELOAD:-none} PMI_FD=${PMI_FD-} PMI_RANK=${PMI_RANK-}" >&2; exec "$0"' \
+		"$SUITE_MPICH" >"$W/$name.out" 2>"$W/$name.err"
+}
+preloads() { # err regex: one line per rank, every LD_PRELOAD matching
+	local lines
+	lines=$(grep '^preload ' "$1")
+	echo "$lines" | sed 's/^/# /'
+	[ "$(echo "$lines" | grep -c .)" = "$N" ] &&
+		! echo "$lines" | re="^$2\$" awk '$3 !~ ENVIRON["re"]' | grep -q .
+}
+mpich mref --cosched=off
+st=$?
+check $((st != 0)) "MPICH, srun --mpi=pmi2 --cosched=off: plain suite, status $st ($(tail -n1 "$W/mref.out"))" ||
+	grep -v '^preload ' "$W/mref.err" | tail -n 8 | sed 's/^/# /'
+preloads "$W/mref.err" "$user:$fix_re" && ! grep -q '^cosched-mpi:' "$W/mref.err"
+check $? "MPICH --cosched=off: LD_PRELOAD user's:finalize fix, no glue (cosched-run -N)"
+mpich mglue --cosched
+st=$?
+check $((st != 0)) "MPICH, srun --mpi=pmi2 --cosched: suite under the glue, status $st ($(tail -n1 "$W/mglue.out"))" ||
+	grep -v '^preload \|^cosched-mpi: rank' "$W/mglue.err" | tail -n 8 | sed 's/^/# /'
+preloads "$W/mglue.err" "$user:$fix_re:$mglue_re"
+check $? "MPICH --cosched: LD_PRELOAD user's:finalize fix:MPICH glue in all $N ranks"
+! grep -q FAIL "$W/mglue.out" "$W/mref.out" && cmp -s "$W/mref.out" "$W/mglue.out" && [ -s "$W/mref.out" ]
+check $? "MPICH: the suite's checked output is the same with the glue" ||
+	diff "$W/mref.out" "$W/mglue.out" | head -n 10 | sed 's/^/# /'
+glue_active "$W/mglue.err"
+check $? "MPICH --cosched: the glue active in all $N ranks (sockets and module arrivals)" ||
+	tail -n 5 "$W/mglue.err" | sed 's/^/# /'
+env=$(COSCHED_UCX_FINALIZE=0 COSCHED_MPI_IMPL=mpich LD_PRELOAD=$user timeout "$LIMIT" \
+	srun -N "$N" -n "$N" --cosched sh -c 'echo "preload $SLURMD_NODENAME $LD_PRELOAD"' 2>&1)
+echo "$env" >"$W/nofix.err"
+preloads "$W/nofix.err" "$user:$mglue_re"
+check $? "MPICH --cosched with COSCHED_UCX_FINALIZE=0: user's:glue, no fix"
+
+# 5. The glue check can fail: the same run with the plugin out of every
 # node's plugstack.conf (srun and slurmstepd read it at each step).
 for h in "${HOSTS[@]}"; do on "$h" "cp /etc/slurm/plugstack.conf /etc/slurm/plugstack.conf.on && : >/etc/slurm/plugstack.conf"; done
 COSCHED_MPI_VERBOSE=1 timeout "$LIMIT" srun -N "$N" -n "$N" --mpi=pmix "$SUITE" >"$W/none.out" 2>"$W/none.err"
