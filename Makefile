@@ -182,8 +182,13 @@ mpich-tests: mpi-glue
 # CLUSTER_ARGS          more tests/vm/cluster.sh options: --nodes 3, --insmod, ...
 CLUSTER_ARGS ?=
 .PHONY: cluster-smoke cluster-shell cluster-debs
+# The packages again when a packaged source is newer than them.
+DEB_SRC_DIRS := debian packaging kernel include userlib mpi-glue bpf slurm tools scripts
 cluster-debs:
-	@ls build/deb/cosched-dkms_*.deb >/dev/null 2>&1 || $(MAKE) deb
+	@d=$$(ls -t build/deb/cosched-dkms_*.deb 2>/dev/null | head -n1); \
+	if [ -z "$$d" ] || [ -n "$$(git ls-files -z -- $(DEB_SRC_DIRS) | \
+		xargs -0 sh -c 'find "$$@" -newer "$$0" -print -quit' "$$d")" ]; then \
+		$(MAKE) deb; fi
 
 cluster-smoke: modules mpi-glue cluster-debs
 	tests/vm/cluster.sh $(CLUSTER_ARGS) -- tests/vm/cluster/smoke.sh
@@ -194,7 +199,7 @@ cluster-shell: modules mpi-glue cluster-debs
 # make slurm            the SPANK plugin for srun --cosched
 #                       (build/slurm/cosched_spank.so) and its host test
 # make cluster-slurm-smoke  the cluster with Slurm (cluster.sh --slurm):
-#                       srun, srun --cosched with an Open MPI job
+#                       srun, srun --cosched with an Open MPI and an MPICH job
 #                       (tests/vm/cluster/slurm-smoke.sh)
 .PHONY: slurm cluster-slurm-smoke
 slurm:
