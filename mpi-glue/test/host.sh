@@ -9,7 +9,8 @@
 # calls.def (test/newcalls.c) and Fortran programs of every binding
 # (test/fcalls.F90: mpif.h, use mpi, use mpi_f08) must be intercepted:
 # the job's one warning (MPI_Init seen) and each rank's calls line
-# (COSCHED_MPI_VERBOSE) name them.
+# (COSCHED_MPI_VERBOSE) name them; test/fprog.F90 checks the prog calls'
+# results through each binding.
 # Last line "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
 RUN=mpi-glue/cosched-run
@@ -108,6 +109,23 @@ for m in mpich openmpi; do
 			has "$W/f-$b-$m.err" 1 "Send 2" "Recv 2" "Probe 1" \
 			"Mprobe 1" "Mrecv 1"
 		check $? "$m: Fortran ($b) intercepted: $(head -1 "$W/f-$b-$m.out")"
+		# The prog calls (calls.def) through this binding: flags,
+		# 1-based indices, MPI_UNDEFINED, persistent requests.  The
+		# glue may fail no check the plain run passes (MPICH's own
+		# mpif.h and use mpi give MPI_UNDEFINED + 1 for Testany with
+		# nothing done, its use mpi_f08 0-based indices, which the
+		# glue's f08 entries make 1-based).
+		[ -x "$T/fprog-$b.$m" ] || continue
+		job pn-$b-$m "fprog: " -N -m $m -n 2 "$T/fprog-$b.$m"
+		job p-$b-$m "fprog: " -v -m $m -n 2 "$T/fprog-$b.$m"
+		grep '^FAIL' "$W/pn-$b-$m.out" | sort -u >"$W/pn-$b-$m.fails"
+		grep '^FAIL' "$W/p-$b-$m.out" | sort -u >"$W/p-$b-$m.fails"
+		grep -q '^fprog: ' "$W/pn-$b-$m.out" && grep -q '^fprog: ' "$W/p-$b-$m.out" &&
+			[ -z "$(comm -13 "$W/pn-$b-$m.fails" "$W/p-$b-$m.fails")" ] &&
+			has "$W/p-$b-$m.err" 0 "Startall 2" "Start 1" "Irecv 2" &&
+			has "$W/p-$b-$m.err" 1 "Irsend 1" "Issend 1" "Ibsend 1"
+		check $? "$m: Fortran ($b) prog calls: $(grep '^fprog: ' "$W/p-$b-$m.out") under the glue, $(grep '^fprog: ' "$W/pn-$b-$m.out") plain" ||
+			comm -13 "$W/pn-$b-$m.fails" "$W/p-$b-$m.fails" | sed 's/^/# glue only: /'
 	done
 done
 tap_summary
