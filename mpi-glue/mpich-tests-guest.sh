@@ -52,21 +52,7 @@ ip link set lo up 2>/dev/null
 
 # A run's processes may hold the module for a moment after they end.
 reload() {
-	if [ -d /sys/module/cosched ]; then
-		i=0
-		until rmmod cosched 2>/dev/null; do
-			i=$((i + 1))
-			[ $i -lt 100 ] || { rmmod cosched; return 1; }
-			sleep 0.1
-		done
-	fi
-	insmod "$KO" || return 1
-	i=0
-	while [ ! -e /dev/cosched ] && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	[ -e /dev/cosched ]
+	scripts/rmmod-cosched -q -w 10 && scripts/insmod-cosched "$KO"
 }
 
 # Per glue run: the MPI, the test, ranks expected (the test's np), ranks

@@ -66,13 +66,7 @@ check() {	# check NAME CONDITION-STATUS [WHY]
 }
 
 load() {
-	[ -d /sys/module/cosched ] || insmod "$KO" || return 1
-	i=0
-	while [ ! -e /dev/cosched ] && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	[ -e /dev/cosched ]
+	"$ROOT/scripts/insmod-cosched" "$KO"
 }
 
 # rmmod, retried: a killed child may still be closing its descriptors.

@@ -96,25 +96,12 @@ mkdir -p "$LOGDIR"
 # The module may stay busy for a moment after the last close (per-task
 # records are freed after an RCU grace period): retry for two seconds.
 unload() {
-	i=0
-	until rmmod cosched 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 40 ] || { rmmod cosched; return 1; }
-		sleep 0.05
-	done
+	"$ROOT/scripts/rmmod-cosched" -q
 }
 
 reload() {
-	if [ -d /sys/module/cosched ]; then
-		unload || return 1
-	fi
-	insmod "$KO" || return 1
-	i=0
-	while [ ! -e /dev/cosched ] && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	[ -e /dev/cosched ] || return 1
+	unload || return 1
+	"$ROOT/scripts/insmod-cosched" "$KO" || return 1
 	# What udev/60-cosched.rules does on a real system: the group that
 	# may use the device (a number: the guest has no /etc/group of its own).
 	chgrp "${COSCHED_TEST_GID:-4242}" /dev/cosched
