@@ -57,6 +57,14 @@ suite() { # out err srun-options...
 		"$SUITE" >"$out" 2>"$err"
 }
 
+# same_output REF GLUE PREFIX: no FAIL line, and the glue's checked
+# output is the plain run's, byte for byte.
+same_output() {
+	! grep -q FAIL "$2" "$1" && cmp -s "$1" "$2" && [ -s "$1" ]
+	check $? "${3}the suite's checked output is the same with the glue" ||
+		diff "$1" "$2" | head -n 10 | sed 's/^/# /'
+}
+
 idle=$(sinfo -h -N -o '%N %t' | awk '$2 == "idle" { print $1 }' | sort -u | tr '\n' ' ')
 [ "$idle" = "$(sorted "${HOSTS[@]}")" ]
 check $? "sinfo: every node idle ($idle)" || sinfo -N -l | sed 's/^/# /'
@@ -91,9 +99,7 @@ for h in "${HOSTS[@]}"; do before[$h]=$(counters "$h"); done
 suite "$W/glue.out" "$W/glue.err" --cosched
 check $? "srun --cosched: suite under the glue ($(tail -n1 "$W/glue.out"))" ||
 	grep -v '^cosched-mpi: rank' "$W/glue.err" | tail -n 5 | sed 's/^/# /'
-! grep -q FAIL "$W/glue.out" "$W/ref.out" && cmp -s "$W/ref.out" "$W/glue.out" && [ -s "$W/ref.out" ]
-check $? "the suite's checked output is the same with the glue" ||
-	diff "$W/ref.out" "$W/glue.out" | head -n 10 | sed 's/^/# /'
+same_output "$W/ref.out" "$W/glue.out" ""
 glue_active "$W/glue.err"
 check $? "--cosched: the glue active in all $N ranks (sockets and module arrivals)" ||
 	tail -n 5 "$W/glue.err" | sed 's/^/# /'
@@ -141,9 +147,7 @@ check $((st != 0)) "MPICH, srun --mpi=pmi2 --cosched: suite under the glue, stat
 	grep -v '^preload \|^cosched-mpi: rank' "$W/mglue.err" | tail -n 8 | sed 's/^/# /'
 preloads "$W/mglue.err" "$user:$fix_re:$mglue_re"
 check $? "MPICH --cosched: LD_PRELOAD user's:finalize fix:MPICH glue in all $N ranks"
-! grep -q FAIL "$W/mglue.out" "$W/mref.out" && cmp -s "$W/mref.out" "$W/mglue.out" && [ -s "$W/mref.out" ]
-check $? "MPICH: the suite's checked output is the same with the glue" ||
-	diff "$W/mref.out" "$W/mglue.out" | head -n 10 | sed 's/^/# /'
+same_output "$W/mref.out" "$W/mglue.out" "MPICH: "
 glue_active "$W/mglue.err"
 check $? "MPICH --cosched: the glue active in all $N ranks (sockets and module arrivals)" ||
 	tail -n 5 "$W/mglue.err" | sed 's/^/# /'
