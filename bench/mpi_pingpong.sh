@@ -85,11 +85,10 @@ set_policy() {
 	GLUE=
 	case $1 in
 	*+glue)
+		set_policy "${1%+glue}"
 		GLUE=$(cd "$(dirname "$0")/.." && pwd)/build/mpi-glue
 		[ -f "$GLUE/libcosched-mpi-mpich.so" ] || [ -f "$GLUE/libcosched-mpi-openmpi.so" ] ||
 			die "$GLUE has no glue: run 'make mpi-glue' on the host"
-		set_policy "${1%+glue}"
-		GLUE=$(cd "$(dirname "$0")/.." && pwd)/build/mpi-glue
 		POL=$POL+glue
 		return 0 ;;
 	esac

@@ -7,31 +7,9 @@
 ! with checks.  Run on 2 ranks; rank 0 prints one line; exit 1 on a
 ! wrong result.  Under the glue with COSCHED_MPI_VERBOSE=1 every rank's
 ! "calls" line shows which of these the glue intercepted.
-#if defined(F08)
-#define STATUS type(MPI_Status)
-#define HANDLE(t) type(t)
-#define SOURCE(s) s%MPI_SOURCE
-#define TAG(s) s%MPI_TAG
-#define SOURCES(s, i) s(i)%MPI_SOURCE
-#define TAGS(s, i) s(i)%MPI_TAG
-#else
-#define STATUS integer, dimension(MPI_STATUS_SIZE)
-#define HANDLE(t) integer
-#define SOURCE(s) s(MPI_SOURCE)
-#define TAG(s) s(MPI_TAG)
-#define SOURCES(s, i) s(MPI_SOURCE, i)
-#define TAGS(s, i) s(MPI_TAG, i)
-#endif
+#include "fbinding.h"
 program fcalls
-#if defined(F08)
-  use mpi_f08
-#elif defined(USEMPI)
-  use mpi
-#endif
-  implicit none
-#if defined(MPIFH)
-  include 'mpif.h'
-#endif
+#include "fuse.h"
   integer :: ierr, rank, nproc, other, v, s, k, fails
   integer :: buf(4), sbuf(2), rbuf(2), counts(2), displs(2)
   STATUS :: st

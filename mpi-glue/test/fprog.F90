@@ -4,31 +4,9 @@
 ! 1-based index/indices, MPI_UNDEFINED, STATUS(ES)_IGNORE, Start/Startall
 ! with persistent requests, Issend/Ibsend/Irsend.  2 ranks; built once
 ! per binding (-DMPIFH, -DUSEMPI, -DF08), as fcalls.
-#if defined(F08)
-#define STATUS type(MPI_Status)
-#define HANDLE(t) type(t)
-#define TAG(s) s%MPI_TAG
-#define SOURCE(s) s%MPI_SOURCE
-#define TAGS(s, i) s(i)%MPI_TAG
-#define ISNULL(r) (r == MPI_REQUEST_NULL)
-#else
-#define STATUS integer, dimension(MPI_STATUS_SIZE)
-#define HANDLE(t) integer
-#define TAG(s) s(MPI_TAG)
-#define SOURCE(s) s(MPI_SOURCE)
-#define TAGS(s, i) s(MPI_TAG, i)
-#define ISNULL(r) (r == MPI_REQUEST_NULL)
-#endif
+#include "fbinding.h"
 program fprog
-#if defined(F08)
-  use mpi_f08
-#elif defined(USEMPI)
-  use mpi
-#endif
-  implicit none
-#if defined(MPIFH)
-  include 'mpif.h'
-#endif
+#include "fuse.h"
   integer :: ierr, rank, fails, idx, outc, ind(3), b(3), i, n
   integer, volatile :: a(3)
   integer :: bsbuf(1000)
