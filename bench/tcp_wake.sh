@@ -18,6 +18,7 @@ KO=${COSCHED_KO:-build/$(uname -r)/cosched.ko}
 SYS=/sys/kernel/cosched
 OUT=$(mktemp)
 PORT=$((24000 + $$ % 20000))
+LIMIT_S=${TCP_WAKE_LIMIT_S:-60}	# one run; it normally takes seconds
 
 echo "# reproduce: tests/vm/vmrun.sh --kernel $(uname -r) --smp $(nproc) -- bench/tcp_wake.sh $ROUNDS $N"
 # Loaded already (tests/guest/run.sh loads it): use it and leave it.
@@ -31,7 +32,14 @@ while [ $r -lt "$ROUNDS" ]; do
 	for p in local dcs; do
 		echo "$p" >"$SYS/policy"
 		PORT=$((PORT + 2))
-		echo "policy=$p $("$BIN" -n "$N" -p "$PORT")" >>"$OUT"
+		# A hang is reported by tcp_wake's watchdog (-t): pass it on.
+		if ! res=$("$BIN" -n "$N" -p "$PORT" -t "$LIMIT_S" 2>&1); then
+			echo "$res" | sed 's/^/# /'
+			echo "# tcp_wake under $p failed in round $((r + 1))"
+			echo local >"$SYS/policy"
+			exit 1
+		fi
+		echo "policy=$p $(echo "$res" | grep '^samples=')" >>"$OUT"
 	done
 	r=$((r + 1))
 done
