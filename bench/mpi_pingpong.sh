@@ -21,7 +21,9 @@
 #       build/$(uname -r)/cosched.ko if needed and writes the name to
 #       /sys/kernel/cosched/policy.  P+glue: policy P with the MPI glue
 #       preloaded into the ranks (build/mpi-glue; the run fails unless
-#       every rank waited the cosched way).  Default: none.
+#       every rank reported an endpoint and none fell back to plain MPI;
+#       under local the glue then uses MPI's own waits, Documentation/
+#       mpi.rst "Where the glue cannot help").  Default: none.
 #   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
 #   -n  round trips per size up to 4K, fewer above, at least 20 (default
 #       2000: msgbench's rule, the same counts as bench/latency.sh's runs)
@@ -130,8 +132,8 @@ lo_tx() { cat /sys/class/net/lo/statistics/tx_bytes; }
 #
 # With the glue (P+glue): the ranks alone get it, as cosched-run does it
 # (with MPICH also the UCX finalize fix, libcosched-ucx-finalize.so), and
-# COSCHED_MPI_VERBOSE=1 so that glue_check can see every rank wait the
-# cosched way.
+# COSCHED_MPI_VERBOSE=1 so that the check below sees every rank report
+# its endpoint.
 run_mpi() {
 	case $1 in
 	mpich)

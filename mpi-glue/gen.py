@@ -202,7 +202,7 @@ def c_wrapper(c, suffix, args, protos):
         out += ["\tMPI_Request req;", "",
                 "\tglue_count(GC_%s);" % c.name,
                 "\tif (!glue_nb(comm)%s)" % nb_missing,
-                "\t\treturn PMPI_%s(%s);" % (name, call_args(args)),
+                "\t\treturn glue_plain(PMPI_%s(%s));" % (name, call_args(args)),
                 "\treturn glue_finish(%s(%s, &req), &req);"
                 % (nb_name, call_args(args))]
     elif c.how == "prog":

@@ -74,6 +74,7 @@ struct glue {
 	bool ready;		/* glue_setup() ran */
 	/* counters for COSCHED_MPI_VERBOSE */
 	uint64_t waits, cosched_waits, fallbacks;
+	uint64_t plain_calls;	/* left to MPI: the glue cannot help now */
 	uint64_t mpi_internal;	/* the MPI's calls of PMPI_ names, passed on */
 	bool finalized;		/* glue_finalize() ran */
 };
@@ -121,34 +122,55 @@ int glue_wait(struct glue_wait *w);
 int glue_wait_one(MPI_Request *req, MPI_Status *status);
 /* wait.c: true when the caller may wait the cosched way. */
 bool glue_active(void);
+/* wait.c: does a cosched wait do anything now (not under local, polling)? */
+bool glue_helps(void);
+
+/* Around one of MPI's own calls (glue_plain): what glue_plain_end needs. */
+struct glue_plain {
+	bool other;		/* counted with cosched_progress_begin() */
+	uint64_t seen;		/* the waiting thread: arrivals before it */
+};
 
 /*
  * A thread other than the one that waits the cosched way is inside an
  * MPI call: its progress may complete the waiter's request with no
  * arrival to wake it, so the waiter spins meanwhile
- * (cosched_progress_begin(3)).  False, and nothing done, in the waiting
- * thread and in a job that waits the plain way.
+ * (cosched_progress_begin(3)).  In the waiting thread itself, the call
+ * ran MPI's progress engine as a cosched wait's tests do: what arrived
+ * before it is consumed (done_wait() in wait.c; the same approximation),
+ * so that the pending count stays true where the glue leaves the
+ * waiting to MPI (under local, or a job that started there).  Nothing
+ * in a job that waits the plain way.
  */
-static inline bool glue_other_begin(void)
+static inline struct glue_plain glue_plain_begin(void)
 {
-	if (!glue.ep || pthread_equal(pthread_self(), glue.owner))
-		return false;
-	cosched_progress_begin(glue.ep);
-	return true;
+	struct glue_plain p = { false, 0 };
+
+	if (!glue.ep)
+		return p;
+	if (pthread_equal(pthread_self(), glue.owner)) {
+		p.seen = cosched_arrivals(glue.ep);
+	} else {
+		cosched_progress_begin(glue.ep);
+		p.other = true;
+	}
+	return p;
 }
 
-static inline void glue_other_end(bool other)
+static inline void glue_plain_end(struct glue_plain p, int rc)
 {
-	if (other)
+	if (p.other)
 		cosched_progress_end(glue.ep);
+	else if (p.seen && rc == MPI_SUCCESS)
+		cosched_consumed(glue.ep, p.seen);
 }
 
-/* The MPI call expression call, counted as above while it runs. */
+/* The MPI call expression call, MPI's own, with the above around it. */
 #define glue_plain(call) ({				\
-	bool other_ = glue_other_begin();		\
+	struct glue_plain p_ = glue_plain_begin();	\
 	int rc_ = (call);				\
 							\
-	glue_other_end(other_);				\
+	glue_plain_end(p_, rc_);			\
 	rc_;						\
 })
 

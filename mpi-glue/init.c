@@ -159,18 +159,23 @@ static enum why open_endpoint(void)
 /*
  * The job's decision: cosched only if every rank can (one MPI_Allreduce
  * of the reasons).  Rank 0 prints one line for the job, unless every
- * rank was asked not to (COSCHED_MPI=0: quietly plain MPI).
+ * rank was asked not to (COSCHED_MPI=0: quietly plain MPI).  The same
+ * sum says whether a cosched wait does anything on any rank's node now
+ * (*helps: not when every node runs local with a polling wait).
  */
-static bool agree(enum why why)
+static bool agree(enum why why, bool *helps)
 {
-	int count[WHY_NR] = { 0 }, sum[WHY_NR];
+	int count[WHY_NR + 1] = { 0 }, sum[WHY_NR + 1];
 	int i, n = 0, len;
 	char line[512];
 
 	count[why] = 1;
-	if (PMPI_Allreduce(count, sum, WHY_NR, MPI_INT, MPI_SUM,
+	count[WHY_NR] = why == WHY_OK && glue_helps();
+	*helps = false;
+	if (PMPI_Allreduce(count, sum, WHY_NR + 1, MPI_INT, MPI_SUM,
 			   MPI_COMM_WORLD) != MPI_SUCCESS)
 		return false;
+	*helps = sum[WHY_NR] > 0;
 	if (sum[WHY_OK] == glue.size)
 		return true;
 	if (glue.rank || sum[WHY_OFF] == glue.size)
@@ -195,7 +200,7 @@ static bool agree(enum why why)
 void glue_setup(void)
 {
 	enum why why = WHY_OFF;
-	bool shm;
+	bool shm, cosched, helps;
 
 	if (glue.ready)
 		return;
@@ -218,8 +223,15 @@ void glue_setup(void)
 				    MPI_COMM_NULL_DELETE_FN, &glue.keyval,
 				    NULL) != MPI_SUCCESS)
 		why = WHY_ENDPOINT;
-	glue.coll_nb = agree(why);
-	if (!glue.coll_nb)
+	/*
+	 * A job that starts where the glue cannot help (local, polling, on
+	 * every node) keeps MPI's blocking collectives for its life: their
+	 * form cannot follow a later change of policy, which no other rank
+	 * would see at the same call.  Its point-to-point calls do follow.
+	 */
+	cosched = agree(why, &helps);
+	glue.coll_nb = cosched && helps;
+	if (!cosched)
 		drop_endpoint();
 }
 
@@ -249,7 +261,7 @@ static void say_stats(void)
 	cosched_stats(glue.ep, &st);
 	glue_socks_get_stats(&socks);
 	fprintf(stderr,
-		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu module_blocks %llu module_wakeups %llu\n",
+		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu module_blocks %llu module_wakeups %llu coll_nb %d plain_calls %llu\n",
 		glue.rank, (unsigned long long)glue.job,
 		(unsigned long long)glue.waits,
 		(unsigned long long)glue.cosched_waits,
@@ -261,7 +273,8 @@ static void say_stats(void)
 		(unsigned long long)socks.full,
 		(unsigned long long)st.module.arrivals,
 		(unsigned long long)st.module.blocks,
-		(unsigned long long)st.module.wakeups);
+		(unsigned long long)st.module.wakeups, glue.coll_nb,
+		(unsigned long long)glue.plain_calls);
 }
 
 /*

@@ -106,6 +106,20 @@ static int done_wait(struct look *l)
 }
 
 /*
+ * Does a cosched wait do anything MPI's own would not?  Not under local
+ * with a polling wait: the module neither boosts, blocks nor reads the
+ * pending count, and MPI's blocking call is the same busy wait without
+ * the glue's MPI_Test loop (Documentation/results/mpi-glue/zero-cost).
+ * Asked at each call, so that an admin's change applies to the next.
+ */
+bool glue_helps(void)
+{
+	return cosched_get_policy(glue.ep) != COSCHED_POLICY_LOCAL ||
+	       cosched_get_wait_mode(glue.ep, COSCHED_MODE_DEFAULT) !=
+	       COSCHED_MODE_POLL;
+}
+
+/*
  * Only the thread that initialised MPI waits the cosched way: libcosched
  * lets one thread at a time wait on an endpoint, and a test inside a
  * wait must not start another (a generalized request's callback).
@@ -113,8 +127,13 @@ static int done_wait(struct look *l)
 bool glue_active(void)
 {
 	/* The owner test first: only the owner reads in_wait. */
-	return glue.ep && pthread_equal(pthread_self(), glue.owner) &&
-	       !glue.in_wait;
+	if (!glue.ep || !pthread_equal(pthread_self(), glue.owner) ||
+	    glue.in_wait)
+		return false;
+	if (glue_helps())
+		return true;
+	glue.plain_calls++;
+	return false;
 }
 
 int glue_wait(struct glue_wait *w)

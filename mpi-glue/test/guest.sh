@@ -152,6 +152,44 @@ shm_case() { # mpi
 		tail -3 "$W/$n.err" | sed 's/^/# /'
 }
 
+# The admin changes the policy while a job runs (mpi-glue/wait.c,
+# glue_helps): a job started under local keeps MPI's blocking
+# collectives for its life and its point-to-point waits go through the
+# module from the next call on; one started under sb keeps the
+# non-blocking collectives and waits MPI's own way under local.  Same
+# results, no hang; calls of both kinds on both sides of the switch,
+# which comes once rank 0 is out of MPI_Init (mixed -r: the job's
+# decision is made by then).
+switch_cases() { # mpi
+	m=$1
+	for from in local sb; do
+		to=local
+		[ $from = local ] && to=sb
+		n=switch-$from-$m
+		ready=$W/$n.ready
+		rm -f "$ready"
+		echo $from >"$SYS/policy"
+		job $n -v -m $m -n 2 "$T/mixed.$m" -s 8 -r "$ready" &
+		i=0
+		while [ ! -e "$ready" ] && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		sleep 1
+		echo $to >"$SYS/policy"
+		wait $!
+		cw=$(field_sum "$W/$n.err" cosched_waits)
+		pc=$(field_sum "$W/$n.err" plain_calls)
+		nb=$(field_sum "$W/$n.err" coll_nb)
+		want=2
+		[ $from = local ] && want=0
+		[ "$nb" = $want ] && [ "$cw" -gt 0 ] && [ "$pc" -gt 0 ] &&
+			[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out"
+		check $? "$m $from then $to: $(head -1 "$W/$n.out"); non-blocking collectives in $nb of 2 ranks; $cw cosched waits, $pc calls left to MPI" ||
+			tail -3 "$W/$n.err" | sed 's/^/# /'
+	done
+}
+
 # Collectives with one rank unlike the other must complete (the job
 # agrees on one form at MPI_Init); a hang fails at the time limit.
 mixed_cases() { # mpi
@@ -176,6 +214,8 @@ mixed_cases() { # mpi
 		! grep -q 'plain MPI way' "$W/$n.err"
 	check $? "$m sb: collectives from a second thread in rank 0: $(head -1 "$W/$n.out")" ||
 		tail -3 "$W/$n.err" | sed 's/^/# /'
+	switch_cases $m
+	echo sb >"$SYS/policy"
 	# A PMPI tool above the glue (cosched-run's order) and below it
 	# (preloaded after it): the tool and the glue count the program's
 	# calls, and the glue's waits still go through the module (how many
@@ -246,6 +286,20 @@ for m in $MPIS; do
 		*)   [ "$(field_sum "$W/$n.err" blocks)" = 0 ]
 		     check $? "$m $p: busy policy: no block" ;;
 		esac
+		# Under local the glue cannot help: MPI's own waits, no
+		# MPI_Test loop (mpi-glue/wait.c, glue_active).
+		# A job that starts under local keeps MPI's blocking
+		# collectives (coll_nb 0 in every rank).
+		cw=$(field_sum "$W/$n.err" cosched_waits)
+		nb=$(field_sum "$W/$n.err" coll_nb)
+		if [ $p = local ]; then
+			pc=$(field_sum "$W/$n.err" plain_calls)
+			[ "$cw" = 0 ] && [ "$nb" = 0 ] && [ "$pc" -gt 0 ]
+			check $? "$m local: every wait is MPI's own ($cw cosched waits, $pc calls left to MPI), blocking collectives in $((2 - nb)) of 2 ranks"
+		else
+			[ "$cw" -gt 0 ] && [ "$nb" = 2 ]
+			check $? "$m $p: waits the cosched way ($cw cosched waits), non-blocking collectives in $nb of 2 ranks"
+		fi
 		echo "# $m $p: $(grep '^cosched-mpi: rank 0' "$W/$n.err" | cut -d' ' -f4-)"
 	done
 

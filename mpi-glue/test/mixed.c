@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mixed - blocking collectives in a loop (Allreduce, in place too, Bcast,
- * Barrier, Reduce, Allgather, Alltoall) on MPI_COMM_WORLD and on a split
- * communicator of reversed rank order, with integer checks.  With -t R,
+ * Barrier, Reduce, Allgather, Alltoall) and a ring MPI_Sendrecv on
+ * MPI_COMM_WORLD and on a split communicator of reversed rank order, with
+ * integer checks; -s S: as many iterations as fit in S seconds of rank
+ * 0's clock, and -r FILE: rank 0 creates FILE once MPI_Init has returned
+ * (a policy changed meanwhile, test/guest.sh).  With -t R,
  * rank R issues them from a second thread while the thread that
  * initialised MPI waits in pthread_join.  Run it with one rank unlike
  * the others (test/onerank.sh, or -t): under the glue every rank must
  * still use the same form of each collective, or the job hangs (the
  * caller's timeout then fails it).  Rank 0 prints one line; exit 1 on a
  * wrong result.
- *   mpiexec -n N mixed [-i iterations] [-t rank]
+ *   mpiexec -n N mixed [-i iterations | -s seconds] [-r file] [-t rank]
  */
+#include <fcntl.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAXRANKS 64
 
-static int iters = 100, fails;
+static int iters = 100, seconds, fails;
 
 static void expect(int cond, const char *what, int i)
 {
@@ -56,10 +61,25 @@ static void round_on(MPI_Comm comm, int i)
 	MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, comm);
 	for (k = 0; k < n; k++)
 		expect(in[k] == 100 * k + r + i, "alltoall", i);
+	v = 10 * r + i;
+	k = -1;
+	MPI_Sendrecv(&v, 1, MPI_INT, (r + 1) % n, 7, &k, 1, MPI_INT,
+		     (r + n - 1) % n, 7, comm, MPI_STATUS_IGNORE);
+	expect(k == 10 * ((r + n - 1) % n) + i, "sendrecv", i);
+}
+
+/* -s: does rank 0's clock allow another iteration?  Collective. */
+static int more(int i, time_t end)
+{
+	int go = seconds ? time(NULL) < end : i < iters;
+
+	MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	return go;
 }
 
 static void *loop(void *arg)
 {
+	time_t end = time(NULL) + seconds;
 	MPI_Comm split;
 	int i, rank, size;
 
@@ -67,10 +87,11 @@ static void *loop(void *arg)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &split);
-	for (i = 0; i < iters; i++) {
+	for (i = 0; more(i, end); i++) {
 		round_on(MPI_COMM_WORLD, i);
 		round_on(split, i);
 	}
+	iters = i;
 	MPI_Comm_free(&split);
 	return NULL;
 }
@@ -83,9 +104,13 @@ int main(int argc, char **argv)
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((opt = getopt(argc, argv, "i:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:s:r:t:")) != -1) {
 		if (opt == 'i')
 			iters = atoi(optarg);
+		else if (opt == 's')
+			seconds = atoi(optarg);
+		else if (opt == 'r' && rank == 0)
+			close(open(optarg, O_WRONLY | O_CREAT, 0644));
 		else if (opt == 't')
 			threaded = atoi(optarg);
 	}

@@ -137,6 +137,12 @@ int cosched_set_wait_timeout(struct cosched_ep *ep, long us);
 void cosched_progress_begin(struct cosched_ep *ep);
 void cosched_progress_end(struct cosched_ep *ep);
 
+/* The policy steering ep now: an enum cosched_policy (<linux/cosched.h>). */
+int cosched_get_policy(struct cosched_ep *ep);
+
+/* How a cosched_wait() in mode would wait now: POLL, BLOCK or YIELD. */
+int cosched_get_wait_mode(struct cosched_ep *ep, int mode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,6 +77,17 @@ void ep_callback_stop(struct cosched_ep *ep)
 	free(cb);
 }
 
+void ep_callback_forget(struct cosched_ep *ep)
+{
+	struct ep_callback *cb = ep->cb;
+
+	if (!cb)
+		return;
+	ep->cb = NULL;
+	free(cb->buf);
+	free(cb);
+}
+
 PUBLIC int cosched_recv_callback(struct cosched_ep *ep, cosched_msg_fn fn,
 				 void *arg, int mode)
 {

@@ -236,6 +236,7 @@ PUBLIC int cosched_open(struct cosched_ep **epp, uint64_t job, uint32_t rank,
 	if (!ep)
 		return -ENOMEM;
 	ep->fd = -1;
+	ep->pid = getpid();
 	ep->job = job;
 	ep->rank = rank;
 	ep->size = size;
@@ -255,20 +256,11 @@ PUBLIC int cosched_open(struct cosched_ep **epp, uint64_t job, uint32_t rank,
 	return 0;
 }
 
-PUBLIC void cosched_close(struct cosched_ep *ep)
+/* Unmap and free the peers' rings. */
+static void ep_free_peers(struct cosched_ep *ep)
 {
 	uint32_t i;
 
-	if (!ep)
-		return;
-	ep_callback_stop(ep);
-	/* First the goodbyes: peers see an orderly close, not a loss. */
-	if (ep->net)
-		net_close(ep->net);
-	if (ep->owner)
-		ep_owner_destroy(ep);
-	else if (ep->fd >= 0)
-		ioctl(ep->fd, COSCHED_IOC_DESTROY);
 	for (i = 0; ep->peers && i < ep->size; i++) {
 		while (ep->peers[i]) {
 			struct ep_ring *r = ep->peers[i];
@@ -279,6 +271,43 @@ PUBLIC void cosched_close(struct cosched_ep *ep)
 		}
 	}
 	free(ep->peers);
+}
+
+/*
+ * In a fork()ed child: the endpoint, its connections and its threads
+ * are the parent's (the file and the sockets are shared).  Release this
+ * process's copies only: no DESTROY, no goodbye, no unlink, no join.
+ */
+static void ep_forget(struct cosched_ep *ep)
+{
+	ep_callback_forget(ep);
+	ep_owner_forget(ep);
+	net_forget(ep->net);
+	ep_free_peers(ep);
+	if (ep_has_module(ep))
+		ep_unmap_module(ep);
+	else
+		shm_ep_forget(ep);
+	free(ep);
+}
+
+PUBLIC void cosched_close(struct cosched_ep *ep)
+{
+	if (!ep)
+		return;
+	if (ep->pid != getpid()) {
+		ep_forget(ep);
+		return;
+	}
+	ep_callback_stop(ep);
+	/* First the goodbyes: peers see an orderly close, not a loss. */
+	if (ep->net)
+		net_close(ep->net);
+	if (ep->owner)
+		ep_owner_destroy(ep);
+	else if (ep->fd >= 0)
+		ioctl(ep->fd, COSCHED_IOC_DESTROY);
+	ep_free_peers(ep);
 	if (ep_has_module(ep))
 		ep_unmap_module(ep);
 	else

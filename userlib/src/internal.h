@@ -31,6 +31,7 @@ struct ep_owner;
 
 struct cosched_ep {
 	int fd;				/* /dev/cosched; -1 without the module */
+	pid_t pid;			/* the process that opened it */
 	uint64_t job;
 	uint32_t rank;
 	uint32_t size;
@@ -107,6 +108,8 @@ int ep_doorbell(struct cosched_ep *ep, uint32_t rank);
 int shm_ep_create(struct cosched_ep *ep);
 int shm_ring_map(struct cosched_ep *ep, uint32_t rank, struct ep_ring *r);
 void shm_ep_destroy(struct cosched_ep *ep);
+/* shm.c: unmap a fork()ed child's copy; the parent's ring stays open. */
+void shm_ep_forget(struct cosched_ep *ep);
 /* shm.c: count peers that died without closing into ctrl->peers_lost. */
 void shm_find_lost(struct cosched_ep *ep);
 /* shm.c: has the owner of r gone away (closed or died)? */
@@ -144,5 +147,9 @@ void ep_owner_destroy(struct cosched_ep *ep);
 
 /* callback.c: end callback mode (cosched_close). */
 void ep_callback_stop(struct cosched_ep *ep);
+
+/* A fork()ed child's copies of the library threads' state, freed unjoined. */
+void ep_callback_forget(struct cosched_ep *ep);
+void ep_owner_forget(struct cosched_ep *ep);
 
 #endif /* COSCHED_INTERNAL_H */

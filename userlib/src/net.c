@@ -971,6 +971,12 @@ static void wait_acked(struct net *n)
 	}
 }
 
+void net_forget(struct net *n)
+{
+	if (n)
+		net_free(n);
+}
+
 void net_close(struct net *n)
 {
 	struct conn *c;

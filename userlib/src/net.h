@@ -88,6 +88,9 @@ int net_wait(struct net *n, uint64_t timeout_ns);
 /* Say goodbye to every peer (they see an orderly close), free n. */
 void net_close(struct net *n);
 
+/* A fork()ed child's copy: close its descriptors, free n, say nothing. */
+void net_forget(struct net *n);
+
 /*
  * Shared by net.c and net_peers.c, not part of the contract: split an
  * address list entry "host:port" or "[v6addr]:port" into a host of at most

@@ -66,6 +66,12 @@ static void owner_free(struct cosched_ep *ep)
 	ep->owner = NULL;
 }
 
+void ep_owner_forget(struct cosched_ep *ep)
+{
+	if (ep->owner)
+		owner_free(ep);
+}
+
 /*
  * A library thread, with every signal blocked: the application's
  * handlers run on its own threads, never on ours (pthread_create's

@@ -229,6 +229,13 @@ void shm_ep_destroy(struct cosched_ep *ep)
 	ep->ctrl = NULL;
 }
 
+void shm_ep_forget(struct cosched_ep *ep)
+{
+	ep_ring_unmap(&ep->own);
+	free(ep->ctrl);
+	ep->ctrl = NULL;
+}
+
 void shm_find_lost(struct cosched_ep *ep)
 {
 	struct ep_ring *r;

@@ -308,6 +308,23 @@ PUBLIC uint64_t cosched_arrivals(struct cosched_ep *ep)
 }
 
 /*
+ * The module writes the policy into every endpoint's control page at
+ * each change (sysfs, modprobe); an endpoint without the module has
+ * local there.
+ */
+PUBLIC int cosched_get_policy(struct cosched_ep *ep)
+{
+	return (int)__atomic_load_n(&ep->ctrl->policy, __ATOMIC_RELAXED);
+}
+
+PUBLIC int cosched_get_wait_mode(struct cosched_ep *ep, int mode)
+{
+	if (mode < COSCHED_MODE_DEFAULT || mode > COSCHED_MODE_YIELD)
+		return -EINVAL;
+	return ep_mode(ep, mode);
+}
+
+/*
  * seen must come from cosched_arrivals() before the caller's last look:
  * a larger value would hide arrivals still to come, so it is capped at
  * the count now.  A message in our own ring is not the caller's to

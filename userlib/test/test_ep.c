@@ -389,7 +389,7 @@ static void test_consumed(void)
 {
 	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_PB, COSCHED_WAIT_BUSY);
 	char out[16];
-	int ret;
+	int ret, fd;
 
 	cosched_send(ep, 0, "a", 1);
 	cosched_recv(ep, NULL, out, sizeof(out), COSCHED_MODE_POLL);
@@ -426,6 +426,32 @@ static void test_consumed(void)
 	check(ep->ctrl->consumed == 9,
 	      "cosched_consumed: capped at the arrivals (%llu)",
 	      (unsigned long long)ep->ctrl->consumed);
+	check(cosched_get_policy(ep) == COSCHED_POLICY_PB,
+	      "cosched_get_policy: the page's policy");
+	ep->ctrl->policy = COSCHED_POLICY_LOCAL;	/* an admin's change */
+	check(cosched_get_policy(ep) == COSCHED_POLICY_LOCAL,
+	      "cosched_get_policy: follows the page");
+	check(cosched_get_wait_mode(ep, COSCHED_MODE_POLICY) == COSCHED_MODE_POLL,
+	      "cosched_get_wait_mode: the page's busy wait");
+	ep->ctrl->wait_mode = COSCHED_WAIT_BLOCK;
+	check(cosched_get_wait_mode(ep, COSCHED_MODE_POLICY) == COSCHED_MODE_BLOCK,
+	      "cosched_get_wait_mode: the page's block");
+	check(cosched_get_wait_mode(ep, COSCHED_MODE_YIELD) == COSCHED_MODE_YIELD,
+	      "cosched_get_wait_mode: the caller's mode wins");
+	check(cosched_get_wait_mode(ep, COSCHED_MODE_YIELD + 1) == -EINVAL &&
+	      cosched_get_wait_mode(ep, -1) == -EINVAL,
+	      "cosched_get_wait_mode: an unknown mode is EINVAL");
+	ep->default_mode = COSCHED_MODE_POLICY;		/* COSCHED_RECV_MODE unset */
+	check(cosched_get_wait_mode(ep, COSCHED_MODE_DEFAULT) == COSCHED_MODE_BLOCK,
+	      "cosched_get_wait_mode: DEFAULT follows the policy");
+	ep->default_mode = COSCHED_MODE_YIELD;		/* COSCHED_RECV_MODE=yield */
+	check(cosched_get_wait_mode(ep, COSCHED_MODE_DEFAULT) == COSCHED_MODE_YIELD,
+	      "cosched_get_wait_mode: DEFAULT follows COSCHED_RECV_MODE");
+	fd = ep->fd;
+	ep->fd = -1;					/* no module */
+	check(cosched_get_wait_mode(ep, COSCHED_MODE_BLOCK) == COSCHED_MODE_POLL,
+	      "cosched_get_wait_mode: without the module, always a poll");
+	ep->fd = fd;
 	fake_free(ep);
 }
 

@@ -85,6 +85,21 @@ static void test_echo(void)
 		good &= src == 1 && !memcmp(in, out, sizes[i]);
 	}
 	check(good, "echo of sizes 0 .. max, block mode busy-polls");
+	check(cosched_get_policy(ep) == COSCHED_POLICY_LOCAL &&
+	      cosched_get_wait_mode(ep, COSCHED_MODE_BLOCK) == COSCHED_MODE_POLL,
+	      "without the module: policy local, every wait a poll");
+	/* A fork()ed child that closes its copy leaves ours working. */
+	pid_t kid = fork();
+
+	if (!kid) {
+		cosched_close(ep);
+		_exit(0);
+	}
+	waitpid(kid, &status, 0);
+	check(send_retry(ep, 1, "after", 5) == 0 &&
+	      cosched_recv(ep, &src, in, sizeof(in), COSCHED_MODE_POLL) == 5 &&
+	      !memcmp(in, "after", 5),
+	      "a fork()ed child's cosched_close leaves the parent's endpoint open");
 	check(cosched_send(ep, 1, out, (size_t)max + 1) == -EMSGSIZE,
 	      "a message over the limit: -EMSGSIZE");
 	check(send_retry(ep, 1, "bye", 3) == 0 && waitpid(pid, &status, 0) == pid &&
