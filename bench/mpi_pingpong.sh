@@ -23,7 +23,9 @@
 #       preloaded into the ranks (build/mpi-glue; the run fails unless
 #       every rank reported an endpoint and none fell back to plain MPI;
 #       under local the glue then uses MPI's own waits, Documentation/
-#       mpi.rst "Where the glue cannot help").  Default: none.
+#       mpi.rst "Where the glue cannot help").  P+glue-hooks: the same
+#       with the module's built-in arrival hooks off (builtin_hooks=N),
+#       to tell their cost from the glue's own.  Default: none.
 #   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
 #   -n  round trips per size up to 4K, fewer above, at least 20 (default
 #       2000: msgbench's rule, the same counts as bench/latency.sh's runs)
@@ -37,6 +39,7 @@ set -eu
 BIN=build/bench/mpi_pingpong
 KO=build/$(uname -r)/cosched.ko
 SYS=/sys/kernel/cosched
+HOOKS=/sys/module/cosched/parameters/builtin_hooks
 POLICIES=none
 SIZES=8,64,512,4K,32K,256K,1M
 ITERS=2000
@@ -62,7 +65,7 @@ while getopts r:p:s:n:m: o; do
 	s) SIZES=$OPTARG ;;
 	n) ITERS=$OPTARG ;;
 	m) MPIS=$OPTARG ;;
-	*) sed -n '14,32s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '14,34s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || die "run as root (it loads the module and sets policies)"
@@ -86,6 +89,13 @@ trap cleanup EXIT
 set_policy() {
 	GLUE=
 	case $1 in
+	*+glue-hooks)
+		# Where the glue's cost is: the same, with the module's own
+		# arrival hooks off (no per-segment work; sockets registered).
+		set_policy "${1%-hooks}"
+		echo N >"$HOOKS" || die "cannot turn $HOOKS off"
+		POL=$POL-hooks
+		return 0 ;;
 	*+glue)
 		set_policy "${1%+glue}"
 		GLUE=$(cd "$(dirname "$0")/.." && pwd)/build/mpi-glue
@@ -109,6 +119,7 @@ set_policy() {
 		insmod "$KO" || die "insmod $KO failed"
 		LOADED=1
 	fi
+	echo Y >"$HOOKS" || die "cannot turn $HOOKS on"
 	echo "$1" >"$SYS/policy" || die "policy '$1' refused by $SYS/policy"
 	POL=$(sed 's/.*\[\(.*\)\].*/\1/' "$SYS/policy")
 	[ "$POL" = "$1" ] || die "asked for policy $1, $SYS/policy says $POL"
