@@ -8,25 +8,29 @@
 # alike.  The table gives, per workload and MPI, the median time_s of
 # the timed part over the rounds with the spread (min-max), and the
 # ratio of the medians glue/plain (Documentation/mpi.rst, "Where the
-# glue cannot help": its target is within 3%).
+# glue cannot help": its target is within 3%).  -k: the module's
+# built-in arrival hooks off (builtin_hooks=N) throughout, to tell their
+# per-segment cost from the glue's own.
 #
 # Runs as root inside a guest, from the repository root:
 #   make modules && make -C bench/workloads && make mpi-glue
 #   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 3600 -- \
-#       bench/glue_cost.sh [-r rounds] [-t seconds] [-m "openmpi mpich"] [-w "life-hi life-lo mg lu ep"]
+#       bench/glue_cost.sh [-r rounds] [-t seconds] [-m "openmpi mpich"] [-w "life-hi life-lo mg lu ep"] [-k]
 set -eu
 ROUNDS=5
 T=3
 MPIS="openmpi mpich"
 WLS="life-hi life-lo mg lu ep"
+HOOKS=Y
 ARGS="$*"
-while getopts r:t:m:w: o; do
+while getopts r:t:m:w:k o; do
 	case $o in
+	k) HOOKS=N ;;
 	r) ROUNDS=$OPTARG ;;
 	t) T=$OPTARG ;;
 	m) MPIS=$OPTARG ;;
 	w) WLS=$OPTARG ;;
-	*) echo "usage: bench/glue_cost.sh [-r rounds] [-t seconds] [-m MPIS] [-w WORKLOADS]" >&2
+	*) echo "usage: bench/glue_cost.sh [-r rounds] [-t seconds] [-m MPIS] [-w WORKLOADS] [-k]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -39,6 +43,7 @@ LOG=$(mktemp)
 
 [ -d /sys/module/cosched ] || insmod "$KO"
 echo local >"$SYS/policy"
+echo $HOOKS >/sys/module/cosched/parameters/builtin_hooks
 
 # workload name -> program and arguments
 prog() {
@@ -95,7 +100,9 @@ stats() { # mpi workload how -> "median min max"
 	awk -v m="$1" -v w="$2" -v h="$3" '$1 == m && $2 == w && $3 == h { print $4 }' "$OUT" |
 		sort -g | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
-echo "# time_s of the timed part, median (min-max) over $ROUNDS rounds; policy local"
+echo local >"$SYS/policy"
+echo Y >/sys/module/cosched/parameters/builtin_hooks
+echo "# time_s of the timed part, median (min-max) over $ROUNDS rounds; policy local; module's built-in hooks $HOOKS"
 printf '# %-8s %-8s %-22s %-22s %s\n' mpi workload plain glue glue/plain
 for m in $MPIS; do
 	for w in $WLS; do
