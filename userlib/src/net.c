@@ -396,7 +396,7 @@ static int connect_all(struct net *n, char **hosts, uint16_t *ports)
 
 /* ---- setup and teardown ---- */
 
-static void net_free(struct net *n)
+static void net_release(struct net *n)
 {
 	uint32_t r;
 
@@ -409,9 +409,14 @@ static void net_free(struct net *n)
 		io_uring_queue_exit(&n->rx);
 	if (n->tx_init)
 		io_uring_queue_exit(&n->tx);
-	pthread_mutex_destroy(&n->tx_lock);
 	free(n->c);
 	free(n);
+}
+
+static void net_free(struct net *n)
+{
+	pthread_mutex_destroy(&n->tx_lock);
+	net_release(n);
 }
 
 /* Split every entry; hosts[] point into one block the caller frees. */
@@ -971,10 +976,11 @@ static void wait_acked(struct net *n)
 	}
 }
 
+/* tx_lock may have been held by a parent's thread at the fork: left be. */
 void net_forget(struct net *n)
 {
 	if (n)
-		net_free(n);
+		net_release(n);
 }
 
 void net_close(struct net *n)

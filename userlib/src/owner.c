@@ -66,10 +66,15 @@ static void owner_free(struct cosched_ep *ep)
 	ep->owner = NULL;
 }
 
+/*
+ * Not owner_free(): the parent's owner thread may have been waiting on
+ * the condition variable at the fork, and destroying the child's copy
+ * would wait for a waiter that no thread of the child will ever wake.
+ */
 void ep_owner_forget(struct cosched_ep *ep)
 {
-	if (ep->owner)
-		owner_free(ep);
+	free(ep->owner);
+	ep->owner = NULL;
 }
 
 /*

@@ -19,6 +19,8 @@
  *   - a job on two nodes (127.0.0.1 and 127.0.0.2): a blocked receiver
  *     is woken both by its ring and by TCP, under sb and dcs-sb; a killed
  *     TCP peer gives -ECONNRESET;
+ *   - a fork()ed child's cosched_close leaves the parent's endpoint
+ *     working, with and without COSCHED_OPEN_CALLBACK, and ends;
  *   - in poll, block, yield and callback mode, through the ring and over
  *     TCP: once every message is received, consumed equals arrivals,
  *     poll() says not readable, and pb boosts the idle pair 0 times.
@@ -470,6 +472,39 @@ static void test_callback_owner(unsigned int flags, const char *name)
 }
 
 /*
+ * The child of a fork closes its copy of the endpoint: it must end (the
+ * owner thread of COSCHED_OPEN_CALLBACK is not in the child, and its
+ * condition variable's copy still counts the parent's waiter), and the
+ * parent's endpoint must still carry a message to itself.
+ */
+static void test_fork_close(unsigned int flags, const char *name)
+{
+	struct cosched_ep *ep;
+	int status = -1;
+	char buf[8];
+	pid_t pid;
+
+	if (!check(cosched_open(&ep, job_next++, 0, 1, flags) == 0,
+		   "%s: open", name))
+		return;
+	nap_ms(20);		/* the owner thread waits for work by now */
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		cosched_close(ep);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "%s: a fork()ed child's cosched_close ends (status %#x)", name,
+	      status);
+	check(cosched_send(ep, 0, "x", 1) == 0 &&
+	      cosched_recv(ep, NULL, buf, sizeof(buf), COSCHED_MODE_POLL) == 1,
+	      "%s: ... and the parent's endpoint still works", name);
+	cosched_close(ep);
+}
+
+/*
  * Ranks 0 and 1 on node 127.0.0.1 (rings), rank 2 on 127.0.0.2 (TCP).
  * Rank 0 blocks; 1 and 2 each send it N messages after a pause, then 2
  * waits for "end" (or dies when told to).
@@ -755,6 +790,8 @@ int main(void)
 	test_callback();
 	test_callback_owner(0, "callback, plain endpoint");
 	test_callback_owner(COSCHED_OPEN_CALLBACK, "callback, COSCHED_OPEN_CALLBACK");
+	test_fork_close(0, "fork, plain endpoint");
+	test_fork_close(COSCHED_OPEN_CALLBACK, "fork, COSCHED_OPEN_CALLBACK");
 	test_net("sb", false);
 	test_net("dcs-sb", false);
 	test_net("sb", true);
