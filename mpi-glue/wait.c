@@ -107,9 +107,11 @@ static int done_wait(struct look *l)
 
 /*
  * Does a cosched wait do anything MPI's own would not?  Not under local
- * with a polling wait: the module neither boosts, blocks nor reads the
- * pending count, and MPI's blocking call is the same busy wait without
- * the glue's MPI_Test loop (Documentation/results/mpi-glue/zero-cost).
+ * with a polling wait: the module neither boosts nor blocks the waiter,
+ * and MPI's blocking call is the same busy wait without the glue's
+ * MPI_Test loop (Documentation/results/mpi-glue/zero-cost).  The pending
+ * count, which other endpoints' yields still read, is kept by
+ * glue_plain() around MPI's own calls.
  * Asked at each call, so that an admin's change applies to the next.
  */
 bool glue_helps(void)
