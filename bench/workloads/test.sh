@@ -10,6 +10,8 @@
 #     problem (life: live cells; mg: residual; lu: solution sum; ep: hits),
 #     mg's residual far below its start, ep's pi within 5 sigma;
 #   - barrier at 2 ranks: every statistic present;
+#   - grain at 2 ranks: no token lost, the grain times $COSCHED_DILATION,
+#     a bad dilation or grain refused;
 #   - a bad option fails with usage.
 # Then gang (two sleeping jobs, own process groups, a failing job's status),
 # noise (options, one short run), hog, and every mix file's syntax.
@@ -158,6 +160,31 @@ for mpi in $MPIS; do
 		nok "$mpi: barrier prints its statistics" "got: $line" "$(tail -n3 "$err")"
 	fi
 
+	# grain: every token from the left neighbour, and the grain times
+	# the dilation a calibrated guest exports.
+	line=$(COSCHED_DILATION=2.5 run_line "$mpi" 2 grain -c 40 -n 300 -q)
+	if well_formed "$line" grain && [ "$(kv "$line" steps)" = 300 ] &&
+	   [ "$(kv "$line" bad)" = 0 ] && [ "$(kv "$line" dilation)" = 2.5 ] &&
+	   [ "$(kv "$line" local_grain_us)" = 100.0 ]; then
+		ok "$mpi: grain -c 40 with COSCHED_DILATION=2.5: 300 steps of 100 us, no token lost"
+	else
+		nok "$mpi: grain prints its steps, dilation and bad=0" "got: $line" "$(tail -n3 "$err")"
+	fi
+	COSCHED_DILATION=fast mpirun "$mpi" 1 grain -n 10 >/dev/null
+	st=$?
+	if [ "$st" -ne 0 ] && grep -q 'COSCHED_DILATION=fast is not a factor' "$err"; then
+		ok "$mpi: grain refuses COSCHED_DILATION=fast"
+	else
+		nok "$mpi: grain refuses COSCHED_DILATION=fast" "status $st" "$(head -n3 "$err")"
+	fi
+	mpirun "$mpi" 1 grain -c 0 -n 10 >/dev/null
+	st=$?
+	if [ "$st" -ne 0 ] && grep -q '^usage: grain' "$err"; then
+		ok "$mpi: grain -c 0 fails with its usage"
+	else
+		nok "$mpi: grain -c 0 fails with its usage" "status $st" "$(head -n3 "$err")"
+	fi
+
 	# A typo must fail loudly, not run a default.
 	mpirun "$mpi" 1 life -t 1 -x >/dev/null
 	st=$?
@@ -245,7 +272,7 @@ else
 fi
 
 # Mixes: the twelve of the thesis exist; every file parses.
-progs="life mg lu ep barrier hog noise"
+progs="life mg lu ep barrier grain hog noise"
 bad=""
 for n in 01 02 03 04 05 06 07 08 09 10 11 12; do
 	[ -f "$root/bench/mixes/mix$n.conf" ] || bad="$bad mix$n.conf missing;"

@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/validate's sides and table, on the host in seconds, with no
+# program run (COSCHED_MIX_FAKE, bench/runner/fake.py):
+#   - the native side writes one mix per configuration and grain and
+#     sweeps them under busy-poll, mpi-yield and gang;
+#   - "table" sets a guest side beside it: a guest 10% slower counts as
+#     reproduced, 50% slower does not and is named, mpi-yield is never
+#     counted (the host's sched_yield differs);
+#   - bad options and --in-guest outside a calibrated guest are refused.
+# bench/mix-smoke.sh runs it.  Prints "ok"/"not ok" lines and "N passed,
+# N failed".
+set -u
+cd "$(dirname "$0")/.."
+passed=0 failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+
+t=$(mktemp -d)
+[ -n "${KEEP:-}" ] && echo "# kept: $t" || trap 'rm -rf "$t"' EXIT
+export COSCHED_MIX_FAKE="$t/runs.log" COSCHED_MIX_FAKE_S=0.01
+
+bench/validate -o "$t" -r 2 -g 100,1000 native >"$t/out" 2>"$t/err"
+st=$?
+mixes=$(ls "$t/native/mixes" | tr '\n' ' ')
+rows=$(grep -c '^| .* | [0-9.]* \[' "$t/out")
+if [ "$st" = 0 ] && [ "$mixes" = "val-2j-100us.conf val-2j-1ms.conf val-4j-100us.conf val-4j-1ms.conf val-hog-100us.conf val-hog-1ms.conf " ] &&
+   [ "$rows" = 18 ]; then
+	ok "native side: 6 mixes, 18 rows with a native figure"
+else
+	nok "native side: 6 mixes, 18 rows (status $st, mixes: $mixes, rows $rows)"
+	sed 's/^/#   /' "$t/err" | tail -n 5
+fi
+# The fake runs take 1.0 s alone; 2 jobs end at 1.1 s of an ideal 2.0.
+if grep -q '^| 2 jobs (x ideal) | 1ms | gang | 0.55 \[0.55-0.55\] |$' "$t/out" &&
+   grep -q '^| 1 job beside a hog on each CPU (x fair share) | 100us | busy-poll | 0.50 ' "$t/out"; then
+	ok "native figures: slowdown against the ideal, the hog's against the fair share"
+else
+	nok "native figures: 0.55 x ideal for 2 jobs, 0.50 x fair share beside hogs"
+	grep '^| ' "$t/out" | sed 's/^/#   /' | head -n 8
+fi
+
+# A guest side: busy-poll 10% slower, gang 50%, mpi-yield 3x; and one
+# at a forced dilation, as it is.
+mkdir -p "$t/6.12" "$t/6.1:1"
+cp -r "$t/native/mix-results" "$t/6.12/"
+cp -r "$t/native/mix-results" "$t/6.1:1/"
+python3 - "$t/6.12/mix-results/runs.csv" <<'EOF'
+import csv, sys
+path = sys.argv[1]
+rows = list(csv.DictReader(open(path, newline="")))
+scale = {"busy-poll": 1.1, "gang": 1.5, "mpi-yield": 3.0}
+for r in rows:
+    r["completion_s"] = f"{float(r['completion_s']) * scale[r['column']]:.3f}"
+with open(path, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=rows[0].keys())
+    w.writeheader()
+    w.writerows(rows)
+EOF
+bench/validate -o "$t" -g 100,1000 table >"$t/out2" 2>&1
+st=$?
+if [ "$st" = 0 ] && grep -q '^18 of 24 guest figures within 20% of native' "$t/out2" &&
+   grep -q '^| configuration | grain | column | native | 6.1:1 guest | ratio | 6.12 guest | ratio |$' "$t/out2" &&
+   grep -q '^| 4 jobs (x ideal) | 100us | busy-poll | .* | 1.00 | .* | 1.10 |$' "$t/out2" &&
+   grep -q '^| 4 jobs (x ideal) | 100us | gang | .* | 1.50 ! |$' "$t/out2" &&
+   grep -q '^| 4 jobs (x ideal) | 100us | mpi-yield | .* | 3.00 (m) |$' "$t/out2" &&
+   grep -q '^! outside: .*6.12 val-hog-1ms gang: 1.50' "$t/out2" &&
+   [ -s "$t/table.md" ]; then
+	ok "table: 1.10 reproduced, 1.50 named outside, mpi-yield not counted; table.md written"
+else
+	nok "table: guest against native (status $st)"
+	sed 's/^/#   /' "$t/out2" | tail -n 8
+fi
+
+bench/validate -o "$t" -g 10,x native >/dev/null 2>&1
+[ $? = 2 ] && ok "-g 10,x refused (status 2)" || nok "-g 10,x refused (status 2)"
+bench/validate -o "$t" 6.12:0 >/dev/null 2>&1
+[ $? = 2 ] && ok "6.12:0 refused (status 2)" || nok "6.12:0 refused (status 2)"
+bench/validate -o "$t" table native >/dev/null 2>&1
+[ $? = 2 ] && ok "table with another side refused (status 2)" ||
+	nok "table with another side refused (status 2)"
+out=$(env -u COSCHED_DILATION bench/validate --in-guest -o "$t" 2>&1)
+st=$?
+if [ "$st" = 1 ] && printf '%s' "$out" | grep -q 'not in a calibrated guest'; then
+	ok "--in-guest without COSCHED_DILATION refused"
+else
+	nok "--in-guest without COSCHED_DILATION refused (status $st: $out)"
+fi
+bench/validate -o "$t/empty" table >/dev/null 2>&1
+[ $? = 1 ] && ok "table of an empty directory: status 1" ||
+	nok "table of an empty directory: status 1"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
