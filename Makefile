@@ -99,6 +99,22 @@ bench-mix: bench-mix-build
 bench-mix-smoke: bench-mix-build
 	bench/mix-smoke.sh
 
+# make bench-validate   the testbed against native runs: the baselines at
+#                       three grains natively and in calibrated 6.1 and 6.12
+#                       guests, and the table of their ratios
+#                       (bench/validate, Documentation/calibration.rst;
+#                       about 2 hours; rerunning resumes)
+# make bench-grain      slowdown against the grain under every policy and
+#                       baseline in calibrated guests (bench/grain-sweep,
+#                       GRAIN_KERNELS; a day per kernel; rerunning resumes)
+GRAIN_KERNELS ?= 6.12 6.1
+.PHONY: bench-validate bench-grain
+bench-validate: bench-mix-build
+	bench/validate
+
+bench-grain: bench-mix-build
+	@set -e; for k in $(GRAIN_KERNELS); do bench/grain-sweep $$k; done
+
 userlib:
 	$(MAKE) -C userlib
 

@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# bench/validate's sides and table, on the host in seconds, with no
+# bench/validate's sides and table, and bench/grain-sweep's, on the host in seconds, with no
 # program run (COSCHED_MIX_FAKE, bench/runner/fake.py):
 #   - the native side writes one mix per configuration and grain and
 #     sweeps them under busy-poll, mpi-yield and gang;
 #   - "table" sets a guest side beside it: a guest 10% slower counts as
 #     reproduced, 50% slower does not and is named, mpi-yield is never
 #     counted (the host's sched_yield differs);
-#   - bad options and --in-guest outside a calibrated guest are refused.
+#   - bad options and --in-guest outside a calibrated guest are refused;
+#   - bench/grain-sweep's guest part stretches the jobs and gang's slice
+#     by the dilation, and its table has a row per grain and the best
+#     policy against the best baseline.
 # bench/mix-smoke.sh runs it.  Prints "ok"/"not ok" lines and "N passed,
 # N failed".
 set -u
@@ -89,6 +92,38 @@ fi
 bench/validate -o "$t/empty" table >/dev/null 2>&1
 [ $? = 1 ] && ok "table of an empty directory: status 1" ||
 	nok "table of an empty directory: status 1"
+
+# bench/grain-sweep: its guest part at dilation 2 (fake runs), its table.
+g=$t/sweep
+mkdir -p "$g"
+COSCHED_DILATION=2 COSCHED_VMOUT=$g bench/grain-sweep --in-guest -g 10,100 \
+	-p local,dcs,busy-poll,gang -r 2 >"$g/out" 2>&1
+st=$?
+if [ "$st" = 0 ] && grep -q '"seconds": 2.0' "$g/mix-results/meta.json" &&
+   grep -q '"gang_slice": 200' "$g/mix-results/meta.json" &&
+   [ "$(ls "$g/mixes" | wc -l)" = 6 ]; then
+	ok "grain-sweep in a guest at dilation 2: 6 mixes, jobs of 2 s, gang slice 200 ms"
+else
+	nok "grain-sweep in a guest at dilation 2 (status $st)"
+	tail -n 3 "$g/out" | sed 's/^/#   /'
+fi
+bench/grain-sweep table -o "$g" -g 10,100 >"$g/table" 2>&1
+st=$?
+if [ "$st" = 0 ] && [ "$(grep -c '^| 10us | ' "$g/table")" = 3 ] &&
+   grep -q '^| grain | local | dcs | busy-poll | gang | best policy / best baseline |$' "$g/table" &&
+   grep -q '^| 100us | 0.50 .* | 1.00 (dcs / busy-poll) |$' "$g/table" &&
+   [ -s "$g/table.md" ]; then
+	ok "grain-sweep table: a row per grain for each configuration, best policy against best baseline"
+else
+	nok "grain-sweep table (status $st)"
+	sed 's/^/#   /' "$g/table" | head -n 8
+fi
+bench/grain-sweep table >/dev/null 2>&1
+[ $? = 2 ] && ok "grain-sweep table without -o refused" || nok "grain-sweep table without -o refused"
+bench/grain-sweep -c 3j 6.12 >/dev/null 2>&1
+[ $? = 2 ] && ok "grain-sweep -c 3j refused" || nok "grain-sweep -c 3j refused"
+bench/grain-sweep 5.10 >/dev/null 2>&1
+[ $? = 2 ] && ok "grain-sweep 5.10 refused" || nok "grain-sweep 5.10 refused"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
