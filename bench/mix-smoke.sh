@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The mix bench's smoke test (tests/check.sh).  First bench/resume-test.sh
 # on the host (seconds, no guest): a sweep killed and restarted resumes;
-# and bench/validate-test.sh: the validation's sides and table.
+# bench/validate-test.sh: the validation's sides and table; and
+# bench/slurm-launch-test.sh: run-mix --slurm's srun lines and columns.
 # Then one tiny mix (mix12, two LIFE jobs of high communication) under
 # local and dcs, one repeat, jobs of about a second alone, in a 6.12
 # guest, the same command a second time in the same guest (every cell on
@@ -17,7 +18,7 @@ ok() { echo "ok - $*"; passed=$((passed + 1)); }
 nok() { echo "not ok - $*"; failed=$((failed + 1)); }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 
-res=$(bench/resume-test.sh; bench/validate-test.sh)
+res=$(bench/resume-test.sh; bench/validate-test.sh; bench/slurm-launch-test.sh)
 echo "$res" | grep -v '^[0-9]* passed, [0-9]* failed$'
 passed=$(echo "$res" | grep -c '^ok - ')
 failed=$(echo "$res" | grep -c '^not ok - ')

@@ -18,19 +18,26 @@ POLICIES = ["local", "sb", "sy", "dcs", "dcs-sb", "dcs-sy",
 # ch4:ucx always polls; Open MPI 4.1's ob1/tcp polls in MPI_Wait, its
 # btl_tcp_progress_thread adds a thread but the caller still polls).
 BASELINES = ["busy-poll", "mpi-yield", "gang"]
+# With --slurm: Slurm's own gang scheduling (PreemptMode=GANG in the
+# partition of that name, SchedulerTimeSlice of its slurm.conf), jobs
+# busy-polling; SIGSTOP-based "gang" is refused there.
+SLURM_BASELINES = ["slurm-gang"]
+SLURM_GANG_PARTITION = "gang"
 
 DEFAULT_GANG_SLICE_MS = 100
 
 
 class Column:
     def __init__(self, name, policy, glue, mpi=None, mpiexec_args=(),
-                 gang_ms=None):
+                 gang_ms=None, mca=None, partition=None):
         self.name = name            # as in the tables
         self.policy = policy        # the module's policy during the run
         self.glue = glue            # preload the MPI glue
         self.mpi = mpi              # forced MPI implementation, or None
         self.mpiexec_args = list(mpiexec_args)
         self.gang_ms = gang_ms      # time slice, for the gang baseline
+        self.mca = dict(mca or {})  # Open MPI parameters (srun: OMPI_MCA_*)
+        self.partition = partition  # with --slurm: the jobs' partition
 
     @property
     def is_policy(self):
@@ -42,7 +49,8 @@ class Column:
 
 def parse(spec, gang_ms=DEFAULT_GANG_SLICE_MS):
     """'local,dcs,busy-poll,gang:50' -> [Column]; 'all' = every policy,
-    'baselines' = every baseline."""
+    'baselines' = every baseline, 'slurm-baselines' = those Slurm runs
+    (slurm-gang for gang)."""
     cols = []
     for word in spec.split(","):
         word = word.strip()
@@ -52,6 +60,9 @@ def parse(spec, gang_ms=DEFAULT_GANG_SLICE_MS):
             cols += [parse_one(p, gang_ms) for p in POLICIES]
         elif word == "baselines":
             cols += [parse_one(b, gang_ms) for b in BASELINES]
+        elif word == "slurm-baselines":
+            cols += [parse_one(b, gang_ms) for b in BASELINES if b != "gang"]
+            cols += [parse_one(b, gang_ms) for b in SLURM_BASELINES]
         else:
             cols.append(parse_one(word, gang_ms))
     names = [c.name for c in cols]
@@ -70,7 +81,10 @@ def parse_one(word, gang_ms):
         return Column(word, "local", glue=False)
     if word == "mpi-yield":
         return Column(word, "local", glue=False, mpi="openmpi",
-                      mpiexec_args=["--mca mpi_yield_when_idle 1"])
+                      mpiexec_args=["--mca mpi_yield_when_idle 1"],
+                      mca={"mpi_yield_when_idle": "1"})
+    if word == "slurm-gang":
+        return Column(word, "local", glue=False, partition=SLURM_GANG_PARTITION)
     if word == "gang" or word.startswith("gang:"):
         ms = gang_ms
         if ":" in word:
@@ -84,4 +98,16 @@ def parse_one(word, gang_ms):
         return Column("gang", "local", glue=False, gang_ms=ms)
     raise BenchError(f"unknown policy or baseline '{word}' "
                      f"(policies: {' '.join(POLICIES)}; baselines: "
-                     f"{' '.join(BASELINES)}, gang:MS)")
+                     f"{' '.join(BASELINES)}, gang:MS; with --slurm: "
+                     f"{' '.join(SLURM_BASELINES)})")
+
+
+def check_launcher(cols, slurm):
+    """SIGSTOP gang signals this machine's processes only, Slurm's gang
+    needs Slurm: refuse a column the launcher cannot run."""
+    for c in cols:
+        if slurm and c.gang_ms:
+            raise BenchError(f"'{c.name}' stops local processes only; with "
+                             "--slurm use slurm-gang")
+        if not slurm and c.partition:
+            raise BenchError(f"'{c.name}' needs --slurm")

@@ -19,14 +19,16 @@ BACKGROUND = {"hog", "noise"}
 
 class Cluster:
     """Where ranks go.  Without hosts: this machine, node i = CPU i.  With
-    hosts: node i = host i, every rank on CPU `cpu` of its host."""
+    hosts: node i = host i, every rank on CPU `cpu` of its host.  With
+    slurm: the hosts are Slurm's nodes and srun starts every job."""
 
-    def __init__(self, root, nodes, hosts=None, cpu=0, net_if=None):
+    def __init__(self, root, nodes, hosts=None, cpu=0, net_if=None, slurm=False):
         self.root = root
         self.hosts = hosts or []
         self.nodes = len(self.hosts) if self.hosts else nodes
         self.cpu = cpu
         self.net_if = net_if
+        self.slurm = slurm
 
     def mpiexec_args(self, mpi, rpn=1):
         """Hosts, and the network interface: cosched-run keeps MPI on lo
@@ -107,7 +109,34 @@ class Running:
         return not os.path.exists(f"/proc/{self.pid}")
 
 
+def slurm_command(paths, cluster, col, job, size_args):
+    """srun for one job: a step of its own allocation, one task per node
+    (rpn with ranks_per_node), in the column's partition; the glue through
+    the SPANK plugin (--cosched, the plugin's default receive mode) or not
+    (--cosched=off).  Slurm names the job; the plugin takes its id."""
+    mpi = col.mpi or paths.mpi
+    prog = paths.program(job.program, mpi)
+    env = {f"OMPI_MCA_{k}": v for k, v in col.mca.items()}
+    if mpi == "openmpi":
+        env.update(OMPI_MCA_pml="ob1", OMPI_MCA_btl="tcp,self")
+        if cluster.net_if:
+            env.update(OMPI_MCA_btl_tcp_if_include=cluster.net_if)
+    else:
+        env.update(COSCHED_MPI_IMPL="mpich", UCX_TLS="tcp")
+        if cluster.net_if:
+            env.update(UCX_NET_DEVICES=cluster.net_if)
+    cmd = ["env", *(f"{k}={v}" for k, v in sorted(env.items())),
+           "srun", "-N", str(cluster.nodes), "-n", str(cluster.nodes * job.rpn),
+           f"--ntasks-per-node={job.rpn}", "--mpi=" + ("pmix" if mpi == "openmpi" else "pmi2"),
+           "-J", f"run-mix-{job.label}", "--cosched" if col.glue else "--cosched=off"]
+    if col.partition:
+        cmd += ["-p", col.partition]
+    return cmd + [prog] + job.args + size_args + ["-q"], prog
+
+
 def job_command(paths, cluster, col, job, jobid, size_args):
+    if cluster.slurm:
+        return slurm_command(paths, cluster, col, job, size_args)
     mpi = col.mpi or paths.mpi
     prog = paths.program(job.program, mpi)
     cmd = [paths.cosched_run, "-m", mpi, "-n", str(cluster.nodes * job.rpn),

@@ -117,14 +117,34 @@ def config(opts, root, nodes, mpi):
     made under another config is not comparable.  The commit and the dirty
     flag are kept for the record but do not count (the fingerprint does)."""
     src = sources(root)
-    return {"options": {"mpi": mpi, "nodes": nodes,
-                        "seconds": opts.seconds, "timeout_factor": opts.timeout_factor,
-                        "gang_slice": opts.gang_slice, "set": sorted(opts.set),
-                        "monitor": None if opts.no_monitor else opts.monitor_interval,
-                        "hosts": opts.hosts_list, "cpu": opts.cpu if opts.hosts_list else None,
-                        "net_if": opts.net_if},
-            "testbed": testbed(),
+    options = {"mpi": mpi, "nodes": nodes,
+               "seconds": opts.seconds, "timeout_factor": opts.timeout_factor,
+               "gang_slice": opts.gang_slice, "set": sorted(opts.set),
+               "monitor": None if opts.no_monitor else opts.monitor_interval,
+               "hosts": opts.hosts_list, "cpu": opts.cpu if opts.hosts_list else None,
+               "net_if": opts.net_if}
+    if getattr(opts, "slurm", False):
+        # Only when set: directories made before --slurm existed still match.
+        options["slurm"] = slurm_config()
+    return {"options": options, "testbed": testbed(),
             "sources": src["fingerprint"]}, src
+
+
+def slurm_config():
+    """What of Slurm's configuration a --slurm cell depends on."""
+    keep = ("SchedulerTimeSlice", "PreemptMode", "PreemptType", "SelectType",
+            "SelectTypeParameters")
+    try:
+        out = subprocess.run(["scontrol", "show", "config"], capture_output=True,
+                             text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    conf = {}
+    for line in out.splitlines():
+        k, sep, v = line.partition("=")
+        if sep and k.strip() in keep:
+            conf[k.strip()] = v.strip()
+    return conf
 
 
 def file_sha(path):

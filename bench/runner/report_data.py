@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from .columns import BASELINES, POLICIES
+from .columns import BASELINES, POLICIES, SLURM_BASELINES
 from .util import BenchError, median, to_float
 
 
@@ -74,7 +74,7 @@ class Cell:
 
 
 def column_order(names):
-    known = POLICIES + BASELINES
+    known = POLICIES + BASELINES + SLURM_BASELINES
     return sorted(names, key=lambda n: (known.index(n) if n in known else
                                         len(known), n))
 

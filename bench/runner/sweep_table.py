@@ -4,7 +4,7 @@ every column (bench/runner/grains.py) against the grain, and at each grain
 the best policy against the best baseline."""
 import os
 
-from .columns import BASELINES, POLICIES
+from .columns import POLICIES
 from .grains import CONFIGS, figure, fmt_fig, grain_name, mix_name, side_cells, unit
 from .report_data import column_order
 from .report_plots import HAVE_MPL
@@ -48,7 +48,7 @@ def plot(series, config, path):
         if pts:
             xs, ys = zip(*pts)
             ax.plot(xs, ys, marker="o", label=c,
-                    linestyle="--" if c in BASELINES or c.startswith("gang") else "-")
+                    linestyle="-" if c in POLICIES else "--")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("grain, native-equivalent us")

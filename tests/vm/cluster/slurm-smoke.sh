@@ -14,7 +14,9 @@
 #      preloads only libcosched-ucx-finalize.so, --cosched the user's,
 #      that fix, then the MPICH glue (COSCHED_UCX_FINALIZE=0: no fix);
 #      same output, glue active in every rank;
-#   5. without the plugin in plugstack.conf, the glue check above fails.
+#   5. without the plugin in plugstack.conf, the glue check above fails;
+#   6. Slurm's gang scheduling: two jobs in partition "gang" take turns
+#      (one SUSPENDED), in "cluster" they run at once.
 # Output is TAP; the last line is "N passed, N failed"; exit 1 on a failure.
 cd "$(dirname "$0")/../../.." || exit 2
 . mpi-glue/test/tap.sh
@@ -164,6 +166,29 @@ COSCHED_MPI_VERBOSE=1 timeout "$LIMIT" srun -N "$N" -n "$N" --mpi=pmix "$SUITE" 
 ! glue_active "$W/none.err"
 check $? "without the plugin: the glue check fails, as it should ($(tail -n1 "$W/none.out"))"
 for h in "${HOSTS[@]}"; do on "$h" "mv /etc/slurm/plugstack.conf.on /etc/slurm/plugstack.conf"; done
+
+# 6. Slurm's gang scheduling (run-mix's slurm-gang baseline): two jobs on
+# the same nodes in partition "gang" take turns, one SUSPENDED while the
+# other runs; in "cluster" both run at once.
+states() { # partition: every state squeue showed while two jobs ran
+	local p=$1 a b
+	srun -p "$p" -N "$N" -n "$N" -J "smoke-$p-a" sleep 12 >/dev/null 2>&1 &
+	a=$!
+	sleep 1
+	srun -p "$p" -N "$N" -n "$N" -J "smoke-$p-b" sleep 12 >/dev/null 2>&1 &
+	b=$!
+	while kill -0 "$a" 2>/dev/null || kill -0 "$b" 2>/dev/null; do
+		squeue -h -p "$p" -o '%T'
+		sleep 0.5
+	done | sort -u | tr '\n' ' '
+	wait "$a" "$b"
+}
+st=$(states gang)
+[[ " $st" == *" SUSPENDED "* ]]
+check $? "partition gang: a job suspended while the other ran (states seen: $st)"
+st=$(states cluster)
+[[ " $st" == *" RUNNING "* && " $st" != *" SUSPENDED "* ]]
+check $? "partition cluster: both jobs ran at once, none suspended (states seen: $st)"
 tap_summary
 # shellcheck disable=SC2154 # fail: tap.sh's
 ((fail == 0))

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/run-mix --slurm on the host, in seconds, with no Slurm: the srun
+# line each column gets (bench/runner/launch.py), the columns --slurm
+# refuses and adds, and a fake sweep (COSCHED_MIX_FAKE) over the Slurm
+# baselines.  The real thing runs in the guest cluster
+# (tests/vm/cluster/slurm-smoke.sh, Documentation/results/cluster/).
+# bench/mix-smoke.sh runs it.  Prints "ok"/"not ok" lines and "N passed,
+# N failed".
+set -u
+cd "$(dirname "$0")/.."
+passed=0 failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+
+# srun_line COLUMN MPI: the command run-mix --slurm starts for job 1 of
+# a 2-node mix (net-if eth0), one word per line.
+srun_line() {
+	python3 - "$1" "$2" <<'EOF'
+import sys
+sys.path.insert(0, "bench")
+from runner import columns, launch, mix
+col = columns.parse_one(sys.argv[1], 100)
+cluster = launch.Cluster(".", 2, ["node0", "node1"], net_if="eth0", slurm=True)
+paths = launch.Paths("/r", sys.argv[2])
+job = mix.Job(0, "life", ["-v", "hi"])
+cmd, _ = launch.job_command(paths, cluster, col, job, 1, ["-n", "7"])
+print("\n".join(cmd))
+EOF
+}
+
+has() { printf '%s\n' "$1" | grep -qx -- "$2"; }
+lacks() { ! printf '%s\n' "$1" | grep -q -- "$2"; }
+
+l=$(srun_line dcs openmpi)
+if has "$l" srun && has "$l" --cosched && has "$l" --mpi=pmix && has "$l" -N &&
+   has "$l" OMPI_MCA_btl_tcp_if_include=eth0 && has "$l" /r/build/bench/workloads/openmpi/life &&
+   [ "$(printf '%s\n' "$l" | tail -n 4 | tr '\n' ' ')" = "hi -n 7 -q " ] && lacks "$l" '^-p$'; then
+	ok "dcs: srun --cosched --mpi=pmix, Open MPI on eth0, the job's arguments and size"
+else
+	nok "dcs: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
+fi
+l=$(srun_line busy-poll mpich)
+if has "$l" --cosched=off && has "$l" --mpi=pmi2 && has "$l" COSCHED_MPI_IMPL=mpich &&
+   has "$l" UCX_NET_DEVICES=eth0 && has "$l" /r/build/bench/workloads/mpich/life; then
+	ok "busy-poll with MPICH: --cosched=off, --mpi=pmi2, UCX on eth0"
+else
+	nok "busy-poll with MPICH: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
+fi
+l=$(srun_line mpi-yield mpich)
+if has "$l" OMPI_MCA_mpi_yield_when_idle=1 && has "$l" --mpi=pmix && has "$l" --cosched=off; then
+	ok "mpi-yield: Open MPI whatever -m says, yield_when_idle through the environment"
+else
+	nok "mpi-yield: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
+fi
+l=$(srun_line slurm-gang openmpi)
+if printf '%s\n' "$l" | grep -A1 -x -- -p | tail -n 1 | grep -qx gang && has "$l" --cosched=off; then
+	ok "slurm-gang: the gang partition, no glue"
+else
+	nok "slurm-gang: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
+fi
+
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+export COSCHED_MIX_FAKE="$t/runs.log" COSCHED_MIX_FAKE_S=0.01
+out=$(bench/run-mix --slurm -o "$t/a" -p dcs,gang -r 1 -t 1 12 2>&1)
+st=$?
+if [ "$st" = 1 ] && printf '%s' "$out" | grep -q "'gang' stops local processes only; with --slurm use slurm-gang"; then
+	ok "--slurm refuses gang, naming slurm-gang"
+else
+	nok "--slurm refuses gang (status $st: $out)"
+fi
+out=$(bench/run-mix -o "$t/b" -p slurm-gang -r 1 -t 1 12 2>&1)
+st=$?
+if [ "$st" = 1 ] && printf '%s' "$out" | grep -q "'slurm-gang' needs --slurm"; then
+	ok "slurm-gang without --slurm refused"
+else
+	nok "slurm-gang without --slurm refused (status $st: $out)"
+fi
+bench/run-mix --slurm -o "$t/c" -p dcs,slurm-baselines -r 1 -t 1 12 >"$t/out" 2>&1
+st=$?
+cols=$(tail -n +2 "$t/c/runs.csv" | cut -d, -f2 | sort | tr '\n' ' ')
+if [ "$st" = 0 ] && [ "$cols" = "busy-poll dcs mpi-yield slurm-gang " ] &&
+   grep -q '"slurm": {' "$t/c/meta.json"; then
+	ok "--slurm -p dcs,slurm-baselines: dcs, busy-poll, mpi-yield, slurm-gang; meta.json records Slurm's settings"
+else
+	nok "--slurm fake sweep (status $st, columns: $cols)"
+	tail -n 3 "$t/out" | sed 's/^/#   /'
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
