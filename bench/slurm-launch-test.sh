@@ -34,16 +34,18 @@ lacks() { ! printf '%s\n' "$1" | grep -q -- "$2"; }
 
 l=$(srun_line dcs openmpi)
 if has "$l" srun && has "$l" --cosched && has "$l" --mpi=pmix && has "$l" -N &&
+   has "$l" --cpu-bind=none && has "$l" -J && has "$l" run-mix-1:life-hi &&
    has "$l" OMPI_MCA_btl_tcp_if_include=eth0 && has "$l" /r/build/bench/workloads/openmpi/life &&
    [ "$(printf '%s\n' "$l" | tail -n 4 | tr '\n' ' ')" = "hi -n 7 -q " ] && lacks "$l" '^-p$'; then
-	ok "dcs: srun --cosched --mpi=pmix, Open MPI on eth0, the job's arguments and size"
+	ok "dcs: srun --cosched --mpi=pmix --cpu-bind=none, named after the job, Open MPI on eth0, the job's arguments and size"
 else
 	nok "dcs: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi
 l=$(srun_line busy-poll mpich)
 if has "$l" --cosched=off && has "$l" --mpi=pmi2 && has "$l" COSCHED_MPI_IMPL=mpich &&
+   has "$l" MPIR_CVAR_NOLOCAL=1 &&
    has "$l" UCX_NET_DEVICES=eth0 && has "$l" /r/build/bench/workloads/mpich/life; then
-	ok "busy-poll with MPICH: --cosched=off, --mpi=pmi2, UCX on eth0"
+	ok "busy-poll with MPICH: --cosched=off, --mpi=pmi2, UCX on eth0, no shared memory"
 else
 	nok "busy-poll with MPICH: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi

@@ -45,9 +45,12 @@ def write_atomic(path, text):
 class CellStore:
     """DIR/<kind>/*.json: {format, key, config, provenance, row}."""
 
-    def __init__(self, path, fields, key_fields):
+    def __init__(self, path, fields, key_fields, later_fields=()):
         self.path = path
-        self.fields = fields
+        self.fields = fields + [f for f in later_fields if f not in fields]
+        # Added after cells were first written: a cell without them is
+        # still whole (they read as "").
+        self.required = [f for f in fields if f not in later_fields]
         self.key_fields = key_fields
         self.cells = {}          # key -> record
         self.dropped = []        # files that were not whole cells
@@ -85,8 +88,10 @@ class CellStore:
                              f"reads {FORMAT}: use the run-mix that wrote it")
         row = rec.get("row")
         if (not isinstance(row, dict) or not isinstance(rec.get("config"), dict)
-                or any(k not in row for k in self.fields) or not row.get("status")):
+                or any(k not in row for k in self.required) or not row.get("status")):
             return None
+        for k in self.fields:
+            row.setdefault(k, "")
         if os.path.basename(p) != _name(self.key(row)):
             return None
         return rec

@@ -41,7 +41,8 @@ class FakeRunner:
     def __call__(self, paths, cluster, col, jobs, logbase, timeout, monitor=None):
         self.count += 1
         with open(self.logfile, "a") as f:
-            f.write(os.path.basename(logbase) + "\n")
+            sizes = " ".join(" ".join(a) for _, a in jobs if a)
+            f.write(os.path.basename(logbase) + (f" {sizes}" if sizes else "") + "\n")
         if self.count == self.hang:
             log(f"run-mix: fake run {self.count} hangs (COSCHED_MIX_FAKE_HANG)")
             while True:
@@ -51,8 +52,13 @@ class FakeRunner:
         for n, (job, _) in enumerate(jobs):
             bg = job.program in ("hog", "noise")
             t = 1.0 + 0.1 * n
+            # Job n's timed part starts 0.3 n s after the first's (as if
+            # a gang launcher held it); grain prints its step (units=).
             res = {"share": "0.5"} if bg else {"time_s": f"{t:.3f}", "iters": "100",
-                                                "comm_pct": "10"}
+                                                "comm_pct": "10",
+                                                "start_epoch": f"{1000 + 0.3 * n:.6f}"}
+            if job.program == "grain":
+                res["units"] = "777"
             out.append({"job": job, "background": bg, "rc": 0, "wall_s": t,
                         "end_s": t + 0.5, "result": res,
                         "time_s": None if bg else t})

@@ -47,6 +47,11 @@ def write_mixes(directory, grains, configs=tuple(CONFIGS)):
     return paths
 
 
+# Nodes of every side: the guests' CPUs (vmrun.sh --smp), and as many of
+# the host's, whatever it has.
+NODES = 2
+
+
 def run_mix_args(root, columns, o, mixes, outdir, dilation):
     """bench/run-mix for one side, every time constant times @dilation:
     the jobs' length (o.seconds) and gang's slice (o.gang_slice); the
@@ -54,7 +59,18 @@ def run_mix_args(root, columns, o, mixes, outdir, dilation):
     return [os.path.join(root, "bench", "run-mix"), "-p", ",".join(columns),
             "-r", str(o.repeats), "-t", f"{o.seconds * dilation:g}",
             "--gang-slice", str(max(1, round(o.gang_slice * dilation))),
-            "-m", o.mpi, "--no-monitor", "-o", outdir, *mixes]
+            "-n", str(NODES), "-m", o.mpi, "--no-monitor", "-o", outdir, *mixes]
+
+
+def side_env(dilation=None):
+    """The environment of one side's command: the grain workload reads
+    COSCHED_DILATION, so a native side must not inherit one, and a guest
+    side has vmrun.sh measure it unless @dilation forces it."""
+    env = dict(os.environ)
+    env.pop("COSCHED_DILATION", None)
+    if dilation:
+        env["COSCHED_DILATION"] = dilation
+    return env
 
 
 def guest_dilation():

@@ -122,13 +122,15 @@ def slurm_command(paths, cluster, col, job, size_args):
         if cluster.net_if:
             env.update(OMPI_MCA_btl_tcp_if_include=cluster.net_if)
     else:
-        env.update(COSCHED_MPI_IMPL="mpich", UCX_TLS="tcp")
+        # MPIR_CVAR_NOLOCAL: TCP between a node's ranks too, as cosched-run.
+        env.update(COSCHED_MPI_IMPL="mpich", UCX_TLS="tcp", MPIR_CVAR_NOLOCAL="1")
         if cluster.net_if:
             env.update(UCX_NET_DEVICES=cluster.net_if)
     cmd = ["env", *(f"{k}={v}" for k, v in sorted(env.items())),
            "srun", "-N", str(cluster.nodes), "-n", str(cluster.nodes * job.rpn),
            f"--ntasks-per-node={job.rpn}", "--mpi=" + ("pmix" if mpi == "openmpi" else "pmi2"),
-           "-J", f"run-mix-{job.label}", "--cosched" if col.glue else "--cosched=off"]
+           "--cpu-bind=none", "-J", slurm_job_name(job),
+           "--cosched" if col.glue else "--cosched=off"]
     if col.partition:
         cmd += ["-p", col.partition]
     return cmd + [prog] + job.args + size_args + ["-q"], prog
@@ -252,19 +254,35 @@ def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
 
     try:
         return finish(running, background, gang, mon, mon_thread, monitor,
-                      logbase, t0, timeout)
+                      logbase, t0, timeout, cluster.slurm)
     except BaseException:
         # Interrupted (Ctrl-C): the jobs live in their own sessions and
         # would outlive the runner.
         for r in running + background:
+            if cluster.slurm:
+                scancel(r)
             procs.kill_tree(r.pid)
         if gang is not None:
             procs.kill_tree(gang.pid)
         raise
 
 
+def slurm_job_name(job):
+    return f"run-mix-{job.label}"
+
+
+def scancel(r):
+    """Cancel a Slurm job: killing srun alone (SIGKILL cannot be passed
+    on) would leave its tasks and allocation running into the next run."""
+    try:
+        subprocess.run(["scancel", "--name", slurm_job_name(r.job)],
+                       capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        log(f"run-mix: scancel {slurm_job_name(r.job)}: {e}")
+
+
 def finish(running, background, gang, mon, mon_thread, monitor, logbase, t0,
-           timeout):
+           timeout, slurm=False):
     """Wait for the MPI jobs, stop the rest, collect what each printed."""
     timed_out = False
     pending = list(running)
@@ -277,6 +295,8 @@ def finish(running, background, gang, mon, mon_thread, monitor, logbase, t0,
         if pending and time.monotonic() - t0 > timeout:
             timed_out = True
             for r in pending:
+                if slurm:
+                    scancel(r)
                 procs.kill_tree(r.pid)
                 r.t1 = time.monotonic()
                 r.rc = r.popen.wait() if r.popen else -9

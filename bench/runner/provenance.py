@@ -9,6 +9,8 @@ import hashlib
 import os
 import subprocess
 
+from .util import BenchError
+
 # What a run executes; bench/mixes is fingerprinted per mix (mix_sha).
 SOURCES = ["kernel", "include", "userlib", "mpi-glue", "bpf",
            "bench/workloads", "bench/runner", "bench/run-mix"]
@@ -130,20 +132,34 @@ def config(opts, root, nodes, mpi):
             "sources": src["fingerprint"]}, src
 
 
+def scontrol(*args):
+    try:
+        p = subprocess.run(["scontrol", *args], capture_output=True, text=True,
+                           timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BenchError(f"--slurm: scontrol {' '.join(args)}: {e}") from e
+    if p.returncode != 0:
+        raise BenchError(f"--slurm: scontrol {' '.join(args)}: {p.stderr.strip()}")
+    return p.stdout
+
+
 def slurm_config():
-    """What of Slurm's configuration a --slurm cell depends on."""
+    """What of Slurm's configuration a --slurm cell depends on: the global
+    scheduling settings and each partition's sharing and preemption."""
+    if os.environ.get("COSCHED_MIX_FAKE"):
+        return {"fake": "no Slurm"}
     keep = ("SchedulerTimeSlice", "PreemptMode", "PreemptType", "SelectType",
             "SelectTypeParameters")
-    try:
-        out = subprocess.run(["scontrol", "show", "config"], capture_output=True,
-                             text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
     conf = {}
-    for line in out.splitlines():
+    for line in scontrol("show", "config").splitlines():
         k, sep, v = line.partition("=")
         if sep and k.strip() in keep:
             conf[k.strip()] = v.strip()
+    for line in scontrol("show", "partition", "-o").splitlines():
+        kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
+        if "PartitionName" in kv:
+            conf["partition " + kv["PartitionName"]] = " ".join(
+                f"{k}={kv.get(k, '')}" for k in ("Nodes", "OverSubscribe", "PreemptMode"))
     return conf
 
 

@@ -35,6 +35,11 @@ RUN_FIELDS = ["mix", "column", "repeat", "status", "mpi", "nodes", "seconds",
 STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
                      "iters", "time_s", "comm_pct", "wall_s", "status",
                      "started"]
+# Fields added later (cells written before them are still whole):
+#   span_s     first job's timed start to the last one's end (start_epoch)
+#   size_args  what sizes a concurrent run besides -n (grain: -u UNITS)
+LATER_RUN_FIELDS = ["span_s"]
+LATER_STANDALONE_FIELDS = ["size_args"]
 # A run with this status is a result (a timeout too: the column was that
 # slow); the others are run again.
 DONE = ("ok", "timeout")
@@ -63,9 +68,10 @@ class Results:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
             raise BenchError(f"{outdir}: another run-mix is writing there") from e
-        self.runs = CellStore(cells, RUN_FIELDS, ["mix", "column", "repeat"])
+        self.runs = CellStore(cells, RUN_FIELDS, ["mix", "column", "repeat"],
+                              LATER_RUN_FIELDS)
         self.alone = CellStore(os.path.join(outdir, "standalone"),
-                               STANDALONE_FIELDS, ["key"])
+                               STANDALONE_FIELDS, ["key"], LATER_STANDALONE_FIELDS)
         self.runs_csv = os.path.join(outdir, "runs.csv")
         self.config = None
         self.provenance = None
@@ -104,7 +110,7 @@ class Results:
 
     def put_run(self, row, mix_sha):
         row = self.runs.put(row, self.config, dict(self.provenance, mix_sha=mix_sha))
-        write_atomic(self.runs_csv, csv_text(RUN_FIELDS, self.runs.rows()))
+        write_atomic(self.runs_csv, csv_text(self.runs.fields, self.runs.rows()))
         return row
 
     def standalone_row(self, key):
@@ -117,7 +123,7 @@ class Results:
     def put_standalone(self, row):
         row = self.alone.put(row, self.config, self.provenance)
         write_atomic(os.path.join(self.dir, "standalone.csv"),
-                     csv_text(STANDALONE_FIELDS, self.alone.rows()))
+                     csv_text(self.alone.fields, self.alone.rows()))
         return row
 
     def log_base(self, *parts):

@@ -61,7 +61,12 @@ class Sweep:
                               [(job, ["-t", f"{secs:g}"])], base,
                               timeout=secs * 10 + 300)["jobs"][0]
             ok = r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")
+            # A workload that recalibrates its step each run prints what
+            # its step was (grain: units=); concurrent runs reuse it, so
+            # that they do the standalone run's work.
+            units = r["result"].get("units")
             row = {"key": key, "program": job.program, "args": " ".join(job.args),
+                   "size_args": f"-u {units}" if units else "",
                    "mpi": self.paths.mpi, "nodes": self.cluster.nodes,
                    "seconds": f"{secs:g}", "iters": r["result"].get("iters", ""),
                    "time_s": r["result"].get("time_s", ""),
@@ -97,6 +102,12 @@ class Sweep:
             log(f"[{n}/{len(todo)}] {mix.name} {col.name} r{rep}: {row['status']}, {what}")
             prog.cell_done(time.monotonic() - t)
 
+    @staticmethod
+    def size_args(alone_row):
+        """A concurrent run's size: the standalone run's iterations, and
+        its step where the workload printed one."""
+        return ["-n", alone_row["iters"]] + alone_row.get("size_args", "").split()
+
     def run_one(self, mix, rep, col, alone):
         base = self.res.log_base(mix.name, col.name.replace(":", ""), f"r{rep}")
         row = {"mix": mix.name, "column": col.name, "repeat": rep,
@@ -118,7 +129,7 @@ class Sweep:
                 self.mod.set_policy(col.policy)
             before = self.mod.stats()
             jobs = [(j, [] if j.program in BACKGROUND else
-                     ["-n", alone[self.standalone_key(j)]["iters"]]) for j in mix.jobs]
+                     self.size_args(alone[self.standalone_key(j)])) for j in mix.jobs]
             out = self.run_jobs(self.paths, self.cluster, col, jobs, base,
                                 timeout=ideal * self.o.timeout_factor + 120,
                                 monitor=self.monitor)
@@ -126,9 +137,9 @@ class Sweep:
         except BenchError as e:
             row.update(status="error", note=str(e))
             return row
-        return self.fill(row, out, ideal, modmod.delta(before, after))
+        return self.fill(row, out, ideal, modmod.delta(before, after), col)
 
-    def fill(self, row, out, ideal, stats):
+    def fill(self, row, out, ideal, stats, col):
         fg = [r for r in out["jobs"] if not r["background"]]
         bg = [r for r in out["jobs"] if r["background"]]
         times = [r["time_s"] for r in fg]
@@ -140,16 +151,22 @@ class Sweep:
             note = "failed: " + ",".join(r["job"].label for r in failed)
         else:
             status, note = "ok", ""
-        comp = max(times) if status == "ok" else None
         # The jobs' timed parts begin after MPI_Init, which takes seconds
         # under TCG and varies: each began about (its exit - its time).
         starts = [r["end_s"] - r["time_s"] for r in fg if r["time_s"] is not None]
         skew = max(starts) - min(starts) if len(starts) > 1 else 0.0
+        span = timed_span(fg) if status == "ok" else None
+        # A gang launcher holds jobs stopped before their timed parts
+        # begin: their own times then leave out a slice or more of the
+        # workload's; its completion is the span of all timed parts.
+        held = col.gang_ms or col.partition
+        comp = (span if held and span else max(times)) if status == "ok" else None
         row.update(status=status, note=note,
                    completion_s=f"{comp:.3f}" if comp else "",
                    makespan_wall_s=f"{max(r['end_s'] for r in fg):.3f}",
                    start_skew_s=f"{skew:.3f}",
                    slowdown=f"{comp / ideal:.3f}" if comp and ideal else "",
+                   span_s=f"{span:.3f}" if span else "",
                    job_times_s=";".join(f"{t:.3f}" if t is not None else ""
                                         for t in times),
                    cov=f"{cov(times):.4f}" if status == "ok" and cov(times) is not None else "",
@@ -168,3 +185,13 @@ class Sweep:
                        job_share=";".join(f"{s[i][0]:.4f}" if i in s else "" for i in ids),
                        job_degree=";".join(f"{s[i][1]:.4f}" if i in s else "" for i in ids))
         return row
+
+
+def timed_span(fg):
+    """From the first job's timed start to the last one's end, from the
+    wall-clock start each printed (start_epoch; all rank 0s share node
+    0's clock), or None when one did not print it."""
+    starts = [to_float(r["result"].get("start_epoch")) for r in fg]
+    if not starts or None in starts or None in [r["time_s"] for r in fg]:
+        return None
+    return max(s + r["time_s"] for s, r in zip(starts, fg)) - min(starts)

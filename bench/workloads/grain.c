@@ -17,10 +17,14 @@
  * count taken by all).  Each step then sends the step's token to the
  * right neighbour and receives the left one's (MPI_Sendrecv, 8 bytes).
  * Checksum: bad= counts tokens that were not the left neighbour's for
- * that step (0 unless MPI lost or reordered a message).
+ * that step (0 unless MPI lost or reordered a message).  units= is the
+ * step's recurrence count: -u UNITS makes another run do the same work
+ * (bench/run-mix passes a standalone run's to the concurrent ones, whose
+ * own measurement a loaded host would make smaller).
  */
 #include "wl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,7 @@
 
 struct opts {
 	double grain_us;
+	uint64_t units;		/* -u: the step as a run printed it, or 0 */
 };
 
 struct step_arg {
@@ -44,6 +49,11 @@ static int opt(int c, const char *arg, void *priv)
 	struct opts *o = priv;
 	char *end;
 
+	if (c == 'u') {
+		errno = 0;
+		o->units = strtoull(arg, &end, 10);
+		return errno || *end || !o->units || *arg == '-' ? -1 : 0;
+	}
 	if (c != 'c')
 		return -1;
 	o->grain_us = strtod(arg, &end);
@@ -113,8 +123,10 @@ int main(int argc, char **argv)
 		.name = "grain",
 		.usage = "  -c US  native-equivalent microseconds of computation per step\n"
 			 "         (default 100; times $COSCHED_DILATION)\n"
+			 "  -u N   the step's recurrence count as a run printed it (units=):\n"
+			 "         the same work as that run, whatever this one measures\n"
 			 "  -n     steps\n",
-		.opts = "c:",
+		.opts = "c:u:",
 		.opt = opt,
 		.priv = &o,
 	};
@@ -128,13 +140,17 @@ int main(int argc, char **argv)
 	if (w.grid || w.size_arg)
 		wl_die(&w, "grain takes -c, -n or -t only");
 	dil = dilation(&w);
-	cost = unit_cost();
-	WL_MPI_CHECK(&w, MPI_Allreduce(&cost, &slowest, 1, MPI_DOUBLE, MPI_MAX,
-				       MPI_COMM_WORLD));
 	local_us = o.grain_us * dil;
-	a.units = (uint64_t)(local_us * 1e-6 / slowest + 0.5);
-	if (!a.units)
-		a.units = 1;
+	if (o.units) {
+		a.units = o.units;
+	} else {
+		cost = unit_cost();
+		WL_MPI_CHECK(&w, MPI_Allreduce(&cost, &slowest, 1, MPI_DOUBLE,
+					       MPI_MAX, MPI_COMM_WORLD));
+		a.units = (uint64_t)(local_us * 1e-6 / slowest + 0.5);
+		if (!a.units)
+			a.units = 1;
+	}
 	wl_calibrate(&w, step, &a, 0.0);
 	wl_note(&w, "grain %.1f us native-equivalent, %.1f us here (dilation %.2f), "
 		"%llu units, %ld steps", o.grain_us, local_us, dil,
@@ -156,8 +172,9 @@ int main(int argc, char **argv)
 
 	WL_MPI_CHECK(&w, MPI_Reduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, 0,
 				    MPI_COMM_WORLD));
-	wl_report(&w, "grain_us=%g dilation=%g local_grain_us=%.1f steps=%ld bad=%ld",
-		  o.grain_us, dil, local_us, w.iters, all_bad);
+	wl_report(&w, "grain_us=%g dilation=%g local_grain_us=%.1f units=%llu steps=%ld bad=%ld",
+		  o.grain_us, dil, local_us, (unsigned long long)a.units, w.iters,
+		  all_bad);
 	MPI_Finalize();
 	return 0;
 }
