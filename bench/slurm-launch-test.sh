@@ -56,8 +56,8 @@ else
 	nok "mpi-yield: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi
 l=$(srun_line slurm-gang openmpi)
-if printf '%s\n' "$l" | grep -A1 -x -- -p | tail -n 1 | grep -qx gang && has "$l" --cosched=off; then
-	ok "slurm-gang: the gang partition, no glue"
+if has "$l" --cosched=off && lacks "$l" '^-p$'; then
+	ok "slurm-gang: no glue, Slurm's default partition"
 else
 	nok "slurm-gang: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi
@@ -79,12 +79,33 @@ if [ "$st" = 1 ] && printf '%s' "$out" | grep -q "'slurm-gang' needs --slurm"; t
 else
 	nok "slurm-gang without --slurm refused (status $st: $out)"
 fi
+out=$(bench/run-mix --slurm -o "$t/d" -p busy-poll,slurm-gang -r 1 -t 1 12 2>&1)
+st=$?
+if [ "$st" = 1 ] && printf '%s' "$out" | grep -q "'slurm-gang': this Slurm does not gang-schedule"; then
+	ok "slurm-gang refused where Slurm does not gang-schedule"
+else
+	nok "slurm-gang refused where Slurm does not gang-schedule (status $st: $out)"
+fi
+out=$(COSCHED_MIX_FAKE_SLURM_GANG=1 bench/run-mix --slurm -o "$t/e" -p busy-poll,slurm-gang -r 1 -t 1 12 2>&1)
+st=$?
+if [ "$st" = 1 ] && printf '%s' "$out" | grep -q "'busy-poll': this Slurm time-slices every job"; then
+	ok "busy-poll refused where Slurm gang-schedules every job"
+else
+	nok "busy-poll refused where Slurm gang-schedules (status $st: $out)"
+fi
+COSCHED_MIX_FAKE_SLURM_GANG=1 bench/run-mix --slurm -o "$t/f" -p slurm-gang -r 1 -t 1 12 >"$t/outf" 2>&1
+st=$?
+if [ "$st" = 0 ] && [ "$(tail -n +2 "$t/f/runs.csv" | cut -d, -f2)" = slurm-gang ]; then
+	ok "slurm-gang runs where Slurm gang-schedules"
+else
+	nok "slurm-gang where Slurm gang-schedules (status $st)"; tail -n 3 "$t/outf" | sed 's/^/#   /'
+fi
 bench/run-mix --slurm -o "$t/c" -p dcs,slurm-baselines -r 1 -t 1 12 >"$t/out" 2>&1
 st=$?
 cols=$(tail -n +2 "$t/c/runs.csv" | cut -d, -f2 | sort | tr '\n' ' ')
-if [ "$st" = 0 ] && [ "$cols" = "busy-poll dcs mpi-yield slurm-gang " ] &&
+if [ "$st" = 0 ] && [ "$cols" = "busy-poll dcs mpi-yield " ] &&
    grep -q '"slurm": {' "$t/c/meta.json"; then
-	ok "--slurm -p dcs,slurm-baselines: dcs, busy-poll, mpi-yield, slurm-gang; meta.json records Slurm's settings"
+	ok "--slurm -p dcs,slurm-baselines: dcs, busy-poll, mpi-yield; meta.json records Slurm's settings"
 else
 	nok "--slurm fake sweep (status $st, columns: $cols)"
 	tail -n 3 "$t/out" | sed 's/^/#   /'

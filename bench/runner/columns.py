@@ -18,18 +18,19 @@ POLICIES = ["local", "sb", "sy", "dcs", "dcs-sb", "dcs-sy",
 # ch4:ucx always polls; Open MPI 4.1's ob1/tcp polls in MPI_Wait, its
 # btl_tcp_progress_thread adds a thread but the caller still polls).
 BASELINES = ["busy-poll", "mpi-yield", "gang"]
-# With --slurm: Slurm's own gang scheduling (PreemptMode=GANG in the
-# partition of that name, SchedulerTimeSlice of its slurm.conf), jobs
-# busy-polling; SIGSTOP-based "gang" is refused there.
+# With --slurm: Slurm's own gang scheduling (a Slurm with PreemptMode=GANG,
+# its SchedulerTimeSlice), jobs busy-polling; SIGSTOP-based "gang" is
+# refused there.  Slurm's gang is all or nothing (every job sharing a CPU
+# is time-sliced): slurm-gang runs only where it is on, the other columns
+# only where it is off.
 SLURM_BASELINES = ["slurm-gang"]
-SLURM_GANG_PARTITION = "gang"
 
 DEFAULT_GANG_SLICE_MS = 100
 
 
 class Column:
     def __init__(self, name, policy, glue, mpi=None, mpiexec_args=(),
-                 gang_ms=None, mca=None, partition=None):
+                 gang_ms=None, mca=None, slurm_gang=False):
         self.name = name            # as in the tables
         self.policy = policy        # the module's policy during the run
         self.glue = glue            # preload the MPI glue
@@ -37,7 +38,7 @@ class Column:
         self.mpiexec_args = list(mpiexec_args)
         self.gang_ms = gang_ms      # time slice, for the gang baseline
         self.mca = dict(mca or {})  # Open MPI parameters (srun: OMPI_MCA_*)
-        self.partition = partition  # with --slurm: the jobs' partition
+        self.slurm_gang = slurm_gang  # needs a Slurm that gang-schedules
 
     @property
     def is_policy(self):
@@ -49,8 +50,8 @@ class Column:
 
 def parse(spec, gang_ms=DEFAULT_GANG_SLICE_MS):
     """'local,dcs,busy-poll,gang:50' -> [Column]; 'all' = every policy,
-    'baselines' = every baseline, 'slurm-baselines' = those Slurm runs
-    (slurm-gang for gang)."""
+    'baselines' = every baseline, 'slurm-baselines' = those a Slurm
+    without gang scheduling runs (busy-poll, mpi-yield)."""
     cols = []
     for word in spec.split(","):
         word = word.strip()
@@ -62,7 +63,6 @@ def parse(spec, gang_ms=DEFAULT_GANG_SLICE_MS):
             cols += [parse_one(b, gang_ms) for b in BASELINES]
         elif word == "slurm-baselines":
             cols += [parse_one(b, gang_ms) for b in BASELINES if b != "gang"]
-            cols += [parse_one(b, gang_ms) for b in SLURM_BASELINES]
         else:
             cols.append(parse_one(word, gang_ms))
     names = [c.name for c in cols]
@@ -84,7 +84,7 @@ def parse_one(word, gang_ms):
                       mpiexec_args=["--mca mpi_yield_when_idle 1"],
                       mca={"mpi_yield_when_idle": "1"})
     if word == "slurm-gang":
-        return Column(word, "local", glue=False, partition=SLURM_GANG_PARTITION)
+        return Column(word, "local", glue=False, slurm_gang=True)
     if word == "gang" or word.startswith("gang:"):
         ms = gang_ms
         if ":" in word:
@@ -102,12 +102,18 @@ def parse_one(word, gang_ms):
                      f"{' '.join(SLURM_BASELINES)})")
 
 
-def check_launcher(cols, slurm):
+def check_launcher(cols, slurm, slurm_gang=False):
     """SIGSTOP gang signals this machine's processes only, Slurm's gang
-    needs Slurm: refuse a column the launcher cannot run."""
+    needs Slurm, and a Slurm that gang-schedules (@slurm_gang) does it to
+    every job: refuse a column the launcher cannot run."""
     for c in cols:
         if slurm and c.gang_ms:
             raise BenchError(f"'{c.name}' stops local processes only; with "
                              "--slurm use slurm-gang")
-        if not slurm and c.partition:
+        if not slurm and c.slurm_gang:
             raise BenchError(f"'{c.name}' needs --slurm")
+        if slurm and c.slurm_gang != slurm_gang:
+            why = ("time-slices every job (PreemptMode=GANG): only slurm-gang "
+                   "runs here" if slurm_gang else "does not gang-schedule (no "
+                   "GANG in PreemptMode): slurm-gang needs one that does")
+            raise BenchError(f"'{c.name}': this Slurm {why}")

@@ -111,7 +111,7 @@ class Running:
 
 def slurm_command(paths, cluster, col, job, size_args):
     """srun for one job: a step of its own allocation, one task per node
-    (rpn with ranks_per_node), in the column's partition; the glue through
+    (rpn with ranks_per_node); the glue through
     the SPANK plugin (--cosched, the plugin's default receive mode) or not
     (--cosched=off).  Slurm names the job; the plugin takes its id."""
     mpi = col.mpi or paths.mpi
@@ -131,8 +131,6 @@ def slurm_command(paths, cluster, col, job, size_args):
            f"--ntasks-per-node={job.rpn}", "--mpi=" + ("pmix" if mpi == "openmpi" else "pmi2"),
            "--cpu-bind=none", "-J", slurm_job_name(job),
            "--cosched" if col.glue else "--cosched=off"]
-    if col.partition:
-        cmd += ["-p", col.partition]
     return cmd + [prog] + job.args + size_args + ["-q"], prog
 
 

@@ -147,7 +147,8 @@ def slurm_config():
     """What of Slurm's configuration a --slurm cell depends on: the global
     scheduling settings and each partition's sharing and preemption."""
     if os.environ.get("COSCHED_MIX_FAKE"):
-        return {"fake": "no Slurm"}
+        return {"fake": "no Slurm",
+                "gang": os.environ.get("COSCHED_MIX_FAKE_SLURM_GANG") == "1"}
     keep = ("SchedulerTimeSlice", "PreemptMode", "PreemptType", "SelectType",
             "SelectTypeParameters")
     conf = {}
@@ -155,6 +156,7 @@ def slurm_config():
         k, sep, v = line.partition("=")
         if sep and k.strip() in keep:
             conf[k.strip()] = v.strip()
+    conf["gang"] = "GANG" in conf.get("PreemptMode", "").upper()
     for line in scontrol("show", "partition", "-o").splitlines():
         kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
         if "PartitionName" in kv:

@@ -159,7 +159,7 @@ class Sweep:
         # A gang launcher holds jobs stopped before their timed parts
         # begin: their own times then leave out a slice or more of the
         # workload's; its completion is the span of all timed parts.
-        held = col.gang_ms or col.partition
+        held = col.gang_ms or col.slurm_gang
         comp = (span if held and span else max(times)) if status == "ok" else None
         row.update(status=status, note=note,
                    completion_s=f"{comp:.3f}" if comp else "",

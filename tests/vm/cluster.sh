@@ -23,6 +23,8 @@
 #                   "exit" or Ctrl-] ends the cluster
 #   --slurm         munged and slurmd on every node, slurmctld on node 0,
 #                   CMD once sinfo shows all idle (cluster/slurm-up.sh)
+#   --slurm-gang    the same with Slurm's gang scheduling on (PreemptMode=
+#                   GANG, 5 s slices): jobs sharing a CPU take turns
 #
 # CMD runs as root on node 0 once every node is up, with $COSCHED_HOSTS
 # (node0,node1,...), $COSCHED_NODE, $COSCHED_NODES and $COSCHED_REXEC (the
@@ -49,6 +51,7 @@ DKMS_HOST=1
 LOCK=/tmp/cosched-guest.lock
 SHELL_MODE=0
 SLURM=0
+SLURM_GANG=0
 CMD=()
 RUN=
 KEEP=0
@@ -75,6 +78,7 @@ parse_args() {
 		--lock) LOCK=${2:?}; shift 2 ;;
 		--shell) SHELL_MODE=1; shift ;;
 		--slurm) SLURM=1; shift ;;
+		--slurm-gang) SLURM=1; SLURM_GANG=1; shift ;;
 		-h | --help) usage 0 ;;
 		--) shift; CMD=("$@"); break ;;
 		*) log "unknown option '$1'"; usage ;;
@@ -88,7 +92,7 @@ parse_args() {
 	fi
 	TIMEOUT=${TIMEOUT:-900}
 	((${#CMD[@]})) || { log "no command given"; usage; }
-	((SLURM)) && CMD=("$HERE/cluster/slurm-up.sh" "${CMD[@]}")
+	((SLURM)) && CMD=(env COSCHED_SLURM_GANG="$SLURM_GANG" "$HERE/cluster/slurm-up.sh" "${CMD[@]}")
 	[[ "$NODES" =~ ^[1-9][0-9]*$ && "$NODES" -le 200 && "$MEM" =~ ^[1-9][0-9]*$ &&
 		"$TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
 		{ log "--nodes (1-200), --mem and --timeout take positive integers"; usage; }

@@ -6,8 +6,8 @@
 #   slurm-up.sh CMD [ARGS...]
 #
 # Writes the run's munge key (random, one for all nodes), slurm.conf
-# (slurmctld on node0, every node one CPU, a shared partition "cluster"
-# and a gang-scheduled one "gang" over the same nodes, no
+# (slurmctld on node0, every node one CPU, one shared partition, gang
+# scheduling with COSCHED_SLURM_GANG=1, no
 # cgroup tracking or confinement, no accounting, state on the nodes'
 # tmpfs), cgroup.conf (cgroup v2 without systemd) and plugstack.conf
 # (the tree's SPANK plugin, build/slurm/cosched_spank.so, if built), has
@@ -19,8 +19,18 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 R=${COSCHED_REXEC:?run me through tests/vm/cluster.sh --slurm}
 LIMIT=${COSCHED_SLURM_UP_LIMIT:-300}
-# Gang scheduling's time slice, seconds: 5 is the least slurm.conf takes.
+# COSCHED_SLURM_GANG=1 (cluster.sh --slurm-gang): Slurm's gang scheduler
+# time-slices the jobs sharing a CPU (run-mix's slurm-gang baseline), at
+# the least slice slurm.conf takes (COSCHED_SLURM_SLICE).  Without it the
+# jobs share the CPUs under the kernel's scheduler.  Not both in one
+# Slurm: a partition with PreemptMode=OFF beside a gang one under
+# preempt/partition_prio (the only way to set it per partition) stopped
+# sharing (the second job PENDING, "Resources").
 SLICE=${COSCHED_SLURM_SLICE:-5}
+GANG_CONF=
+[ "${COSCHED_SLURM_GANG:-0}" = 1 ] &&
+	GANG_CONF="PreemptMode=GANG
+SchedulerTimeSlice=$SLICE"
 IFS=, read -ra HOSTS <<<"${COSCHED_HOSTS:?}"
 N=${#HOSTS[@]}
 log() { echo "node0: slurm: $*" >&2; }
@@ -59,15 +69,8 @@ SlurmdTimeout=300
 MessageTimeout=60
 BatchStartTimeout=120
 NodeName=node[0-$((N - 1))] CPUs=1 RealMemory=$mem State=UNKNOWN
-# Jobs share the nodes (up to 4 per CPU) under the kernel's scheduler in
-# "cluster"; in "gang", Slurm's gang scheduler time-slices them instead
-# (bench/run-mix --slurm's slurm-gang baseline), at the shortest slice
-# Slurm accepts.  Per-partition PreemptMode needs partition_prio.
-PreemptType=preempt/partition_prio
-PreemptMode=GANG
-SchedulerTimeSlice=$SLICE
-PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4 PreemptMode=OFF
-PartitionName=gang Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=FORCE:4 PreemptMode=GANG
+PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+$GANG_CONF
 CONF
 printf '%s\n' CgroupPlugin=cgroup/v2 IgnoreSystemd=yes >"$W/cgroup.conf"
 # The glue the nodes have: the cosched-mpi package's, else the tree's.
