@@ -34,10 +34,10 @@ lacks() { ! printf '%s\n' "$1" | grep -q -- "$2"; }
 
 l=$(srun_line dcs openmpi)
 if has "$l" srun && has "$l" --cosched && has "$l" --mpi=pmix && has "$l" -N &&
-   has "$l" --cpu-bind=none && has "$l" -J && has "$l" run-mix-1:life-hi &&
+   has "$l" --cpu-bind=none && has "$l" -J && printf "%s\n" "$l" | grep -qx "run-mix-[0-9]*-1:life-hi" &&
    has "$l" OMPI_MCA_btl_tcp_if_include=eth0 && has "$l" /r/build/bench/workloads/openmpi/life &&
    [ "$(printf '%s\n' "$l" | tail -n 4 | tr '\n' ' ')" = "hi -n 7 -q " ] && lacks "$l" '^-p$'; then
-	ok "dcs: srun --cosched --mpi=pmix --cpu-bind=none, named after the job, Open MPI on eth0, the job's arguments and size"
+	ok "dcs: srun --cosched --mpi=pmix --cpu-bind=none, named after this runner and the job, Open MPI on eth0, the job's arguments and size"
 else
 	nok "dcs: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi

@@ -52,11 +52,12 @@ class FakeRunner:
         for n, (job, _) in enumerate(jobs):
             bg = job.program in ("hog", "noise")
             t = 1.0 + 0.1 * n
-            # Job n's timed part starts 0.3 n s after the first's (as if
-            # a gang launcher held it); grain prints its step (units=).
+            # Job n's timed part starts 0.3 n s after the first's (a late
+            # MPI_Init, or a gang launcher holding it); grain prints its
+            # step (units=).
             res = {"share": "0.5"} if bg else {"time_s": f"{t:.3f}", "iters": "100",
                                                 "comm_pct": "10",
-                                                "start_epoch": f"{1000 + 0.3 * n:.6f}"}
+                                                "start_mono": f"{1000 + 0.3 * n:.6f}"}
             if job.program == "grain":
                 res["units"] = "777"
             out.append({"job": job, "background": bg, "rc": 0, "wall_s": t,

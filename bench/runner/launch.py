@@ -266,7 +266,9 @@ def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
 
 
 def slurm_job_name(job):
-    return f"run-mix-{job.label}"
+    """Unique to this runner: scancel by name must not reach the jobs of
+    another run-mix on the same Slurm."""
+    return f"run-mix-{os.getpid()}-{job.label}"
 
 
 def scancel(r):

@@ -36,7 +36,7 @@ STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
                      "iters", "time_s", "comm_pct", "wall_s", "status",
                      "started"]
 # Fields added later (cells written before them are still whole):
-#   span_s     first job's timed start to the last one's end (start_epoch)
+#   span_s     first job's timed start to the last one's end (start_mono)
 #   size_args  what sizes a concurrent run besides -n (grain: -u UNITS)
 LATER_RUN_FIELDS = ["span_s"]
 LATER_STANDALONE_FIELDS = ["size_args"]

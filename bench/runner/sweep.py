@@ -137,9 +137,9 @@ class Sweep:
         except BenchError as e:
             row.update(status="error", note=str(e))
             return row
-        return self.fill(row, out, ideal, modmod.delta(before, after), col)
+        return self.fill(row, out, ideal, modmod.delta(before, after))
 
-    def fill(self, row, out, ideal, stats, col):
+    def fill(self, row, out, ideal, stats):
         fg = [r for r in out["jobs"] if not r["background"]]
         bg = [r for r in out["jobs"] if r["background"]]
         times = [r["time_s"] for r in fg]
@@ -156,11 +156,13 @@ class Sweep:
         starts = [r["end_s"] - r["time_s"] for r in fg if r["time_s"] is not None]
         skew = max(starts) - min(starts) if len(starts) > 1 else 0.0
         span = timed_span(fg) if status == "ok" else None
-        # A gang launcher holds jobs stopped before their timed parts
-        # begin: their own times then leave out a slice or more of the
-        # workload's; its completion is the span of all timed parts.
-        held = col.gang_ms or col.slurm_gang
-        comp = (span if held and span else max(times)) if status == "ok" else None
+        # Completion: from the first job's timed start to the last one's
+        # end.  The slowest job's own time would leave out what happened
+        # before it began, a slice or more where a gang launcher held it
+        # stopped; every column is measured alike.
+        comp = (span or max(times)) if status == "ok" else None
+        if status == "ok" and not span:
+            note = "no start_mono from a job (a workload built before it): completion = the slowest job's time"
         row.update(status=status, note=note,
                    completion_s=f"{comp:.3f}" if comp else "",
                    makespan_wall_s=f"{max(r['end_s'] for r in fg):.3f}",
@@ -189,9 +191,9 @@ class Sweep:
 
 def timed_span(fg):
     """From the first job's timed start to the last one's end, from the
-    wall-clock start each printed (start_epoch; all rank 0s share node
-    0's clock), or None when one did not print it."""
-    starts = [to_float(r["result"].get("start_epoch")) for r in fg]
+    start each printed (start_mono, CLOCK_MONOTONIC: all rank 0s run on
+    node 0), or None when one did not print it."""
+    starts = [to_float(r["result"].get("start_mono")) for r in fg]
     if not starts or None in starts or None in [r["time_s"] for r in fg]:
         return None
     return max(s + r["time_s"] for s, r in zip(starts, fg)) - min(starts)

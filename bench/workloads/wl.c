@@ -228,12 +228,15 @@ void wl_calibrate(struct wl *w, void (*step)(void *), void *arg,
 		all * 1e3, w->iters, w->target_s);
 }
 
-/* CLOCK_REALTIME in seconds: comparable between jobs on one node. */
-static double wl_epoch(void)
+/*
+ * CLOCK_MONOTONIC in seconds: comparable between the jobs on one node,
+ * and never stepped by time synchronisation during a run.
+ */
+static double wl_mono(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -242,7 +245,7 @@ void wl_start(struct wl *w)
 	WL_MPI_CHECK(w, MPI_Barrier(MPI_COMM_WORLD));
 	w->comm = 0;
 	w->t0 = MPI_Wtime();
-	w->t0_epoch = wl_epoch();
+	w->t0_mono = wl_mono();
 }
 
 void wl_stop(struct wl *w)
@@ -270,16 +273,15 @@ void wl_report(struct wl *w, const char *extra_fmt, ...)
 	/*
 	 * time_s: the slowest rank, what a job's completion is.  comm_pct:
 	 * the mean over ranks of each one's time in MPI calls over its time.
-	 * start_epoch: when rank 0's timed part began, on the wall clock, so
-	 * that a runner can tell when a job began that a launcher held
-	 * stopped before its timed part (gang scheduling).
+	 * start_mono: when rank 0's timed part began (CLOCK_MONOTONIC), so
+	 * that a runner can place the jobs of one run on one time line.
 	 */
 	if (w->rank == 0)
 		printf("workload=%s variant=%s mpi=%s ranks=%d iters=%ld time_s=%.3f "
 		       "comm_pct=%.2f comm_pct_min=%.2f comm_pct_max=%.2f "
-		       "start_epoch=%.6f %s\n",
+		       "start_mono=%.6f %s\n",
 		       w->name, w->variant, WL_MPI, w->size, w->iters, max[0],
 		       100 * sum[1] / w->size, 100 * min_share, 100 * max[1],
-		       w->t0_epoch, extra);
+		       w->t0_mono, extra);
 	fflush(stdout);
 }

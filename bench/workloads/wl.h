@@ -28,7 +28,7 @@ struct wl {
 	const char *grid;	/* -g, a global size instead of a per-rank one */
 	int quiet;		/* -q: no progress lines on stderr */
 	double t0;		/* MPI_Wtime() when the timed part began */
-	double t0_epoch;	/* the same moment on CLOCK_REALTIME */
+	double t0_mono;		/* the same moment on CLOCK_MONOTONIC */
 	double comm;		/* seconds inside MPI calls since t0 */
 	double elapsed;		/* set by wl_stop */
 };

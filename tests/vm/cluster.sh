@@ -92,7 +92,8 @@ parse_args() {
 	fi
 	TIMEOUT=${TIMEOUT:-900}
 	((${#CMD[@]})) || { log "no command given"; usage; }
-	((SLURM)) && CMD=(env COSCHED_SLURM_GANG="$SLURM_GANG" "$HERE/cluster/slurm-up.sh" "${CMD[@]}")
+	((SLURM)) && CMD=(env COSCHED_SLURM_GANG="$SLURM_GANG"
+		COSCHED_SLURM_SLICE="${COSCHED_SLURM_SLICE:-5}" "$HERE/cluster/slurm-up.sh" "${CMD[@]}")
 	[[ "$NODES" =~ ^[1-9][0-9]*$ && "$NODES" -le 200 && "$MEM" =~ ^[1-9][0-9]*$ &&
 		"$TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
 		{ log "--nodes (1-200), --mem and --timeout take positive integers"; usage; }

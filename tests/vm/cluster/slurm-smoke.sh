@@ -178,7 +178,7 @@ states() { # "R<most jobs RUNNING at once> <every state seen>"
 	timeout "$LIMIT" srun -N "$N" -n "$N" -J smoke-b sleep 12 >/dev/null 2>&1 &
 	b=$!
 	while kill -0 "$a" 2>/dev/null || kill -0 "$b" 2>/dev/null; do
-		squeue -h -o '%T' | sort | uniq -c | tr '\n' ' '
+		squeue -h -n smoke-a,smoke-b -o '%T' | sort | uniq -c | tr '\n' ' '
 		echo
 		sleep 0.5
 	done | awk '{ for (i = 1; i < NF; i += 2) { seen[$(i + 1)] = 1
