@@ -9,7 +9,7 @@ up) for 2 and 4 jobs, against the fair share (twice the standalone time:
 each CPU is shared with a hog) for the job beside hogs."""
 import os
 
-from .report_data import Cell, read_csv
+from .report_data import Results
 from .util import BenchError
 
 CONFIGS = {
@@ -86,14 +86,11 @@ def guest_dilation():
 
 
 def side_cells(results_dir):
-    """{(mix, column): Cell} of one side's run-mix directory."""
-    runs = os.path.join(results_dir, "runs.csv")
-    if not os.path.exists(runs):
+    """{(mix, column): Cell} of one side's run-mix directory, as
+    bench/report reads it (a rerun's row replacing the earlier one)."""
+    if not os.path.exists(os.path.join(results_dir, "runs.csv")):
         return {}
-    rows = read_csv(runs)
-    keys = sorted({(r["mix"], r["column"]) for r in rows})
-    return {k: Cell(k[0], k[1], [r for r in rows if (r["mix"], r["column"]) == k])
-            for k in keys}
+    return Results(results_dir, None).cells
 
 
 def figure(cell, config):
