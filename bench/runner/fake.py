@@ -54,12 +54,12 @@ class FakeRunner:
             t = 1.0 + 0.1 * n
             # Job n's timed part starts 0.3 n s after the first's (a late
             # MPI_Init, or a gang launcher holding it); grain prints its
-            # step (units=).
+            # step (units=) and what a unit cost (unit_ns=).
             res = {"share": "0.5"} if bg else {"time_s": f"{t:.3f}", "iters": "100",
                                                 "comm_pct": "10",
                                                 "start_mono": f"{1000 + 0.3 * n:.6f}"}
             if job.program == "grain":
-                res["units"] = "777"
+                res.update(units="777", unit_ns="1.2500")
             out.append({"job": job, "background": bg, "rc": 0, "wall_s": t,
                         "end_s": t + 0.5, "result": res,
                         "time_s": None if bg else t})

@@ -64,6 +64,10 @@ class Cell:
         # different times): where it is large, the jobs overlapped less.
         self.skew = max((to_float(r.get("start_skew_s")) or 0 for r in ok), default=0)
         self.note = "; ".join(sorted({r["note"] for r in self.errors if r["note"]}))
+        # How fast the jobs computed against their standalone runs (1:
+        # alike): the extremes over runs and jobs, None where not printed.
+        speeds = [x for r in ok for x in floats(r.get("job_speed") or "") if x]
+        self.speed = (min(speeds), max(speeds)) if speeds else None
 
     def median_run(self):
         """The ok run whose completion is the median (for plots)."""

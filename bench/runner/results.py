@@ -38,8 +38,13 @@ STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
 # Fields added later (cells written before them are still whole):
 #   span_s     first job's timed start to the last one's end (start_mono)
 #   size_args  what sizes a concurrent run besides -n (grain: -u UNITS)
-LATER_RUN_FIELDS = ["span_s"]
-LATER_STANDALONE_FIELDS = ["size_args"]
+#   unit_ns    what a unit of the workload's computation cost during the
+#              standalone run, in CPU time (grain prints it)
+#   job_speed  per job, the standalone run's unit_ns over this run's: 1
+#              when both computed at one speed; a loaded host slows a
+#              guest's vCPUs where CPU time in the guest cannot see it
+LATER_RUN_FIELDS = ["span_s", "job_speed"]
+LATER_STANDALONE_FIELDS = ["size_args", "unit_ns"]
 # A run with this status is a result (a timeout too: the column was that
 # slow); the others are run again.
 DONE = ("ok", "timeout")

@@ -71,6 +71,7 @@ class Sweep:
                    "seconds": f"{secs:g}", "iters": r["result"].get("iters", ""),
                    "time_s": r["result"].get("time_s", ""),
                    "comm_pct": r["result"].get("comm_pct", ""),
+                   "unit_ns": r["result"].get("unit_ns", ""),
                    "wall_s": f"{r['wall_s']:.3f}", "status": "ok" if ok else "error",
                    "started": time.strftime("%H:%M:%S")}
             self.res.put_standalone(row)
@@ -137,9 +138,10 @@ class Sweep:
         except BenchError as e:
             row.update(status="error", note=str(e))
             return row
-        return self.fill(row, out, ideal, modmod.delta(before, after))
+        return self.fill(row, out, ideal, modmod.delta(before, after),
+                         [alone[k].get("unit_ns") for k in keys])
 
-    def fill(self, row, out, ideal, stats):
+    def fill(self, row, out, ideal, stats, alone_ns=()):
         fg = [r for r in out["jobs"] if not r["background"]]
         bg = [r for r in out["jobs"] if r["background"]]
         times = [r["time_s"] for r in fg]
@@ -173,6 +175,7 @@ class Sweep:
                                         for t in times),
                    cov=f"{cov(times):.4f}" if status == "ok" and cov(times) is not None else "",
                    mean_job_s=f"{sum(times) / len(times):.3f}" if status == "ok" else "",
+                   job_speed=";".join(speed(a, r) for a, r in zip(alone_ns, fg)),
                    background_share=";".join(r["result"].get("share", "") for r in bg),
                    boosts=stats.get("boosts", ""),
                    boosted_ns=stats.get("boosted_ns", ""),
@@ -187,6 +190,13 @@ class Sweep:
                        job_share=";".join(f"{s[i][0]:.4f}" if i in s else "" for i in ids),
                        job_degree=";".join(f"{s[i][1]:.4f}" if i in s else "" for i in ids))
         return row
+
+
+def speed(alone_ns, r):
+    """The standalone run's cost of a unit of computation over this
+    run's ("" where the workload prints none)."""
+    a, b = to_float(alone_ns), to_float(r["result"].get("unit_ns"))
+    return f"{a / b:.4f}" if a and b else ""
 
 
 def timed_span(fg):

@@ -10,6 +10,9 @@ DEFAULT_GRAINS_US = [100, 1000, 10000]
 COLUMNS = ["busy-poll", "mpi-yield", "gang"]
 # A guest ratio within this of the native one counts as reproduced.
 TOLERANCE = 0.20
+# A run whose jobs computed more than this faster or slower than their
+# standalone runs did (grain's unit_ns) compares unlike work: flagged.
+SPEED_TOLERANCE = 0.05
 # Where the host's kernel and the guests' differ in the mechanism itself.
 MECHANISM = {
     "mpi-yield": "sched_yield: the host's 6.18 gives up the rest of the "
@@ -28,13 +31,15 @@ def table(outdir, sides, grains):
         head += [f"{g} guest", "ratio"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     good = total = 0
-    misses = []
+    misses, drifted = [], []
     for config, (what, _, _) in CONFIGS.items():
         for grain in grains:
             mix = mix_name(config, grain)
             for col in COLUMNS:
-                nat = figure(cells["native"].get((mix, col)), config)
-                row = [f"{what} ({unit(config)})", grain_name(grain), col, fmt_fig(nat)]
+                nat_cell = cells["native"].get((mix, col))
+                nat = figure(nat_cell, config)
+                row = [f"{what} ({unit(config)})", grain_name(grain), col,
+                       fmt_fig(nat) + drift_mark(nat_cell, "native", drifted)]
                 for g in guests:
                     cell = cells[g].get((mix, col))
                     gf = figure(cell, config)
@@ -57,13 +62,25 @@ def table(outdir, sides, grains):
                             mark = "" if inside else " !"
                             if not inside:
                                 misses.append(f"{g} {mix} {col}: {ratio:.2f}")
-                    row += [fmt_fig(gf), fnum(ratio) + mark]
+                    row += [fmt_fig(gf) + drift_mark(cell, g, drifted), fnum(ratio) + mark]
                 lines.append("| " + " | ".join(row) + " |")
-    return lines, (good, total, misses)
+    return lines, (good, total, misses, drifted)
+
+
+def drift_mark(cell, side, drifted):
+    """" ~" where a run of @cell computed at another speed than its
+    standalone run (noted in @drifted), else ""."""
+    if not cell or not cell.speed:
+        return ""
+    lo, hi = cell.speed
+    if 1 - SPEED_TOLERANCE <= lo and hi <= 1 + SPEED_TOLERANCE:
+        return ""
+    drifted.append(f"{side} {cell.mix} {cell.column}: {lo:.2f}-{hi:.2f}")
+    return " ~"
 
 
 def summary(outdir, sides, grains):
-    lines, (good, total, misses) = table(outdir, sides, grains)
+    lines, (good, total, misses, drifted) = table(outdir, sides, grains)
     out = lines + [""]
     out.append(f"{good} of {total} guest figures within {TOLERANCE:.0%} of native "
                "(ratio = guest / native; [low-high] = the repeats' range).")
@@ -71,5 +88,10 @@ def summary(outdir, sides, grains):
         out.append(f"(m) {col}: not counted, the mechanism differs: {why}.")
     if misses:
         out.append("! outside (t: every run timed out): " + "; ".join(misses))
+    if drifted:
+        out.append(f"~ a run computed more than {SPEED_TOLERANCE:.0%} faster or slower "
+                   "than its standalone run (grain's unit_ns; the host was loaded, "
+                   "or its CPU changed speed): its figure compares unlike work; "
+                   "speeds: " + "; ".join(drifted))
     return out
 

@@ -20,7 +20,12 @@
  * that step (0 unless MPI lost or reordered a message).  units= is the
  * step's recurrence count: -u UNITS makes another run do the same work
  * (bench/run-mix passes a standalone run's to the concurrent ones, whose
- * own measurement a loaded host would make smaller).
+ * own measurement a loaded host would make smaller).  unit_ns= is what
+ * a recurrence step cost during the run, in CPU time, on the slowest
+ * rank (one step in SPEED_EVERY timed): a run whose unit_ns differs
+ * from its standalone run's computed at another speed (a loaded host
+ * slows a guest's vCPUs; CPU time in a guest does not see it), and
+ * its slowdown compares unlike work.
  */
 #include "wl.h"
 
@@ -30,9 +35,10 @@
 #include <string.h>
 
 #define DEFAULT_GRAIN_US	100.0
-#define UNIT_CHUNK		4096	/* recurrence steps timed at once */
+#define UNIT_CHUNK		(1 << 18)	/* timed at once: the clock read costs */
 #define UNIT_SAMPLES		5
 #define UNIT_MIN_S		0.02
+#define SPEED_EVERY		8	/* time one step in this many */
 
 struct opts {
 	double grain_us;
@@ -131,7 +137,9 @@ int main(int argc, char **argv)
 		.priv = &o,
 	};
 	struct step_arg a = { .state = 1 };
-	double cost, slowest, dil, local_us;
+	double cost, slowest, dil, local_us, t0, timed_cpu = 0;
+	double unit_ns, max_unit_ns = 0;
+	long timed = 0;
 	long i, bad = 0, all_bad = 0;
 	int left, right;
 	struct wl w;
@@ -162,7 +170,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < w.iters; i++) {
 		long out = i * w.size + w.rank, in = -1;
 
-		step(&a);
+		if (i % SPEED_EVERY) {
+			step(&a);
+		} else {
+			t0 = wl_cpu_now();
+			step(&a);
+			timed_cpu += wl_cpu_now() - t0;
+			timed++;
+		}
 		WL_MPI_CALL(&w, MPI_Sendrecv(&out, 1, MPI_LONG, right, 0, &in, 1,
 					     MPI_LONG, left, 0, MPI_COMM_WORLD,
 					     MPI_STATUS_IGNORE));
@@ -172,9 +187,12 @@ int main(int argc, char **argv)
 
 	WL_MPI_CHECK(&w, MPI_Reduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, 0,
 				    MPI_COMM_WORLD));
-	wl_report(&w, "grain_us=%g dilation=%g local_grain_us=%.1f units=%llu steps=%ld bad=%ld",
+	unit_ns = timed ? timed_cpu * 1e9 / ((double)timed * a.units) : 0;
+	WL_MPI_CHECK(&w, MPI_Reduce(&unit_ns, &max_unit_ns, 1, MPI_DOUBLE,
+				    MPI_MAX, 0, MPI_COMM_WORLD));
+	wl_report(&w, "grain_us=%g dilation=%g local_grain_us=%.1f units=%llu steps=%ld bad=%ld unit_ns=%.4f",
 		  o.grain_us, dil, local_us, (unsigned long long)a.units, w.iters,
-		  all_bad);
+		  all_bad, max_unit_ns);
 	MPI_Finalize();
 	return 0;
 }

@@ -11,6 +11,7 @@
 #     mg's residual far below its start, ep's pi within 5 sigma;
 #   - barrier at 2 ranks: every statistic present;
 #   - grain at 2 ranks: no token lost, the grain times $COSCHED_DILATION,
+#     the calibrated step costing what was asked (unit_ns),
 #     a bad dilation or grain refused;
 #   - a bad option fails with usage.
 # Then gang (two sleeping jobs, own process groups, a failing job's status),
@@ -169,6 +170,21 @@ for mpi in $MPIS; do
 		ok "$mpi: grain -c 40 with COSCHED_DILATION=2.5: 300 steps of 100 us, no token lost"
 	else
 		nok "$mpi: grain prints its steps, dilation and bad=0" "got: $line" "$(tail -n3 "$err")"
+	fi
+	# The step it calibrated costs what it asked for (units x unit_ns,
+	# in CPU time): within 5%, in one of three runs (a loaded host can
+	# spoil one; a clock read every 4096 units spoiled all, 10%).
+	got=
+	for try in 1 2 3; do
+		line=$(run_line "$mpi" 2 grain -c 2000 -n 50 -q)
+		got=$(awk -v u="$(kv "$line" units)" -v n="$(kv "$line" unit_ns)" \
+			'BEGIN { if (u > 0 && n > 0) printf "%.0f", u * n / 1000 }')
+		[ -n "$got" ] && [ "$got" -ge 1900 ] && [ "$got" -le 2100 ] && break
+	done
+	if [ -n "$got" ] && [ "$got" -ge 1900 ] && [ "$got" -le 2100 ]; then
+		ok "$mpi: grain -c 2000: a step costs $got us of CPU time (run $try)"
+	else
+		nok "$mpi: grain's calibrated step costs 2000 us +-5%" "got: ${got:-none} us from $line"
 	fi
 	COSCHED_DILATION=fast mpirun "$mpi" 1 grain -n 10 >/dev/null
 	st=$?
