@@ -3,6 +3,8 @@
 # bench/run-mix's resuming, on the host in a few seconds, with no program
 # run: COSCHED_MIX_FAKE makes every run a short sleep with made-up times
 # (bench/runner/fake.py).  One mix, three columns, two repeats (6 cells):
+#   - each job runs alone three times, the later runs doing the first's
+#     work;
 #   - a sweep killed (SIGKILL) in its second cell, restarted with the same
 #     command, does not run the first cell again and finishes the rest;
 #   - the progress line counts cells and gives an ETA;
@@ -31,23 +33,32 @@ r=$t/mix-results
 sweep() { bench/run-mix -o "$r" -p local,dcs,busy-poll -r 2 "$@" 12; }
 runs() { if [ -f "$t/runs.log" ]; then wc -l <"$t/runs.log"; else echo 0; fi; }
 
-# 1. Killed in its second cell: the fake's third run (the first is the
-# standalone run) hangs until killed.
+# 1. Killed in its second cell: the fake's fifth run (the first three
+# are the standalone runs) hangs until killed.
 # Not through sweep(): $! must be run-mix itself, not a subshell.
-COSCHED_MIX_FAKE_HANG=3 bench/run-mix -o "$r" -p local,dcs,busy-poll -r 2 -t 1 12 \
+COSCHED_MIX_FAKE_HANG=5 bench/run-mix -o "$r" -p local,dcs,busy-poll -r 2 -t 1 12 \
 	>"$t/out1" 2>"$t/err1" &
 pid=$!
 i=0
-while [ "$(runs)" -lt 3 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(runs)" -lt 5 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 pid=
 first=$(ls "$r"/cells/mix12_local_1.*.json 2>/dev/null)
-if [ "$(runs)" -eq 3 ] && [ -n "$first" ] && [ "$(ls "$r/cells" | wc -l)" -eq 1 ]; then
+if [ "$(runs)" -eq 5 ] && [ -n "$first" ] && [ "$(ls "$r/cells" | wc -l)" -eq 1 ]; then
 	ok "killed in its second cell: the first cell is on disk, nothing else"
 else
 	nok "killed sweep: $(runs) runs, cells: $(ls "$r/cells" 2>/dev/null | tr '\n' ' ')"
 	cat "$t/err1"
+fi
+# The job ran alone three times (--standalone-repeats' default): sized by
+# -t first, then doing that run's work (its -n); the time is their median.
+alone=$(head -n 3 "$t/runs.log" | tr '\n' '|')
+if [ "$alone" = "standalone_life_-v_hi_t1 -t 1|standalone_life_-v_hi_t1_s2 -n 100|standalone_life_-v_hi_t1_s3 -n 100|" ] &&
+   grep -q '"time_runs_s": "1.000;1.000;1.000"' "$r"/standalone/*.json; then
+	ok "standalone: three runs, the second and third doing the first's iterations"
+else
+	nok "standalone: three runs ($alone)"
 fi
 [ -n "$first" ] && cp "$first" "$t/first.json"
 

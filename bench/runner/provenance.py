@@ -121,6 +121,7 @@ def config(opts, root, nodes, mpi):
     src = sources(root)
     options = {"mpi": mpi, "nodes": nodes,
                "seconds": opts.seconds, "timeout_factor": opts.timeout_factor,
+               "standalone_repeats": opts.standalone_repeats,
                "gang_slice": opts.gang_slice, "set": sorted(opts.set),
                "monitor": None if opts.no_monitor else opts.monitor_interval,
                "hosts": opts.hosts_list, "cpu": opts.cpu if opts.hosts_list else None,

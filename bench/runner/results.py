@@ -44,7 +44,9 @@ STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
 #              when both computed at one speed; a loaded host slows a
 #              guest's vCPUs where CPU time in the guest cannot see it
 LATER_RUN_FIELDS = ["span_s", "job_speed"]
-LATER_STANDALONE_FIELDS = ["size_args", "unit_ns"]
+#   time_runs_s  each standalone run's time (--standalone-repeats): time_s
+#              is their median
+LATER_STANDALONE_FIELDS = ["size_args", "unit_ns", "time_runs_s", "note"]
 # A run with this status is a result (a timeout too: the column was that
 # slow); the others are run again.
 DONE = ("ok", "timeout")

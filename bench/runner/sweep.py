@@ -8,7 +8,7 @@ from . import module as modmod
 from .launch import BACKGROUND, run_jobs
 from .monitor import summarize
 from .progress import Progress
-from .util import BenchError, cov, log, to_float
+from .util import BenchError, cov, log, median, to_float
 
 
 class Sweep:
@@ -56,32 +56,49 @@ class Sweep:
             secs = self.seconds_for(job)
             log(f"[standalone {n}/{len(todo)}] {job.program} {' '.join(job.args)} "
                 f"-t {secs:g}")
-            base = self.res.log_base("standalone", job.program, *job.args, f"t{secs:g}")
-            r = self.run_jobs(self.paths, self.cluster, busy_poll,
-                              [(job, ["-t", f"{secs:g}"])], base,
-                              timeout=secs * 10 + 300)["jobs"][0]
-            ok = r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")
-            # A workload that recalibrates its step each run prints what
-            # its step was (grain: units=); concurrent runs reuse it, so
-            # that they do the standalone run's work.
-            units = r["result"].get("units")
-            row = {"key": key, "program": job.program, "args": " ".join(job.args),
-                   "size_args": f"-u {units}" if units else "",
-                   "mpi": self.paths.mpi, "nodes": self.cluster.nodes,
-                   "seconds": f"{secs:g}", "iters": r["result"].get("iters", ""),
-                   "time_s": r["result"].get("time_s", ""),
-                   "comm_pct": r["result"].get("comm_pct", ""),
-                   "unit_ns": r["result"].get("unit_ns", ""),
-                   "wall_s": f"{r['wall_s']:.3f}", "status": "ok" if ok else "error",
-                   "started": time.strftime("%H:%M:%S")}
+            row = self.alone_runs(key, job, secs, busy_poll)
             self.res.put_standalone(row)
-            if not ok:
+            if row["status"] != "ok":
                 raise BenchError(f"standalone {job.program} {' '.join(job.args)} "
-                                 f"failed (exit {r['rc']}; see {base}_j*.err)")
-            log(f"    {row['time_s']} s, {row['iters']} iterations, "
-                f"{row['comm_pct']}% communication")
+                                 f"failed: {row['note']}")
+            log(f"    {row['time_s']} s (runs {row['time_runs_s']}), {row['iters']} "
+                f"iterations, {row['comm_pct']}% communication")
             out[key] = row
         return out
+
+    def alone_runs(self, key, job, secs, busy_poll):
+        """@job alone, --standalone-repeats times: the first sized by -t,
+        the others doing its work (its -n, and its step where the workload
+        printed one: grain's units=, which concurrent runs reuse too).  The
+        row's time is their median."""
+        base = self.res.log_base("standalone", job.program, *job.args, f"t{secs:g}")
+        runs, size = [], ["-t", f"{secs:g}"]
+        for i in range(self.o.standalone_repeats):
+            r = self.run_jobs(self.paths, self.cluster, busy_poll, [(job, size)],
+                              base + (f"_s{i + 1}" if i else ""),
+                              timeout=secs * 10 + 300)["jobs"][0]
+            if not (r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")):
+                return {"key": key, "status": "error",
+                        "note": f"exit {r['rc']}; see {base}*_j*.err"}
+            runs.append(r)
+            if not i:
+                units = r["result"].get("units")
+                size = ["-n", r["result"]["iters"]] + (["-u", units] if units else [])
+        first = runs[0]["result"]
+
+        def mid(field):
+            v = median([to_float(r["result"].get(field)) for r in runs])
+            return "" if v is None else f"{v:g}"
+
+        return {"key": key, "program": job.program, "args": " ".join(job.args),
+                "size_args": " ".join(size[2:]),
+                "mpi": self.paths.mpi, "nodes": self.cluster.nodes,
+                "seconds": f"{secs:g}", "iters": first["iters"],
+                "time_s": f"{median([r['time_s'] for r in runs]):.3f}",
+                "time_runs_s": ";".join(f"{r['time_s']:.3f}" for r in runs),
+                "comm_pct": mid("comm_pct"), "unit_ns": mid("unit_ns"),
+                "wall_s": f"{runs[0]['wall_s']:.3f}", "status": "ok", "note": "",
+                "started": time.strftime("%H:%M:%S")}
 
     # -- the concurrent runs -------------------------------------------
     def run_all(self, mixes, columns, alone, label):
