@@ -66,14 +66,20 @@ bench-latency: modules bench
 #                       one guest per kernel of MIX_KERNELS, then bench/report
 #                       for each: a day or two; rerunning resumes where it
 #                       stopped (MIXES, MIX_COLUMNS, MIX_REPEATS, MIX_KERNELS,
-#                       MIX_ARGS, MIX_OUT below)
+#                       MIX_ARGS, MIX_VMRUN_ARGS, MIX_OUT below)
 # make bench-mix-smoke  the resume test on the host, then one tiny mix under
 #                       local and dcs in a guest (a few minutes)
 MIXES ?= 1 2 3 4 5 6 7 8 9 10 11 12
 MIX_COLUMNS ?= all,baselines
 MIX_REPEATS ?= 3
 MIX_KERNELS ?= 6.1 6.12
-MIX_ARGS ?= -t 10
+# Calibrated guests (Documentation/calibration.rst): the scheduler's and
+# the module's time constants stretched by the guest's dilation, and with
+# --dilate the jobs' length and gang's slice too (-t 2: 2 native-equivalent
+# seconds, about 16 s of a 6.12 guest's).  MIX_VMRUN_ARGS= runs the
+# guests as they are.
+MIX_VMRUN_ARGS ?= --calibrated
+MIX_ARGS ?= --dilate -t 2
 MIX_OUT ?= build/mix-results
 # Per guest: 48 h, then the guest is stopped; rerunning resumes.
 MIX_TIMEOUT ?= 172800
@@ -87,7 +93,7 @@ bench-mix: bench-mix-build
 	@set -e; n=0; for k in $(MIX_KERNELS); do n=$$((n + 1)); \
 		echo "bench-mix: kernel $$k ($$n of $(words $(MIX_KERNELS))): $(MIX_OUT)/$$k/mix-results"; \
 		mkdir -p $(MIX_OUT)/$$k; \
-		flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --kernel $$k --smp 2 \
+		flock /tmp/cosched-guest.lock tests/vm/vmrun.sh $(MIX_VMRUN_ARGS) --kernel $$k --smp 2 \
 			--timeout $(MIX_TIMEOUT) --outdir $(MIX_OUT)/$$k -- \
 			bench/run-mix -p $(MIX_COLUMNS) -r $(MIX_REPEATS) \
 			--sweeps-after $$(($(words $(MIX_KERNELS)) - n)) $(MIX_ARGS) $(MIXES); \

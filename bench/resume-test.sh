@@ -11,7 +11,8 @@
 #   - a cell file cut short is removed and that cell alone is run again;
 #   - the same directory under another -t is refused, nothing run;
 #   - bench/report reads the result;
-#   - the ETA's arithmetic (this run's cells only), on a made-up clock.
+#   - the ETA's arithmetic (this run's cells only), on a made-up clock;
+#   - --dilate stretches -t and gang's slice by $COSCHED_DILATION.
 # bench/mix-smoke.sh runs it (make check's "mix bench smoke").  Prints
 # "ok"/"not ok" lines and "N passed, N failed".  KEEP=1 keeps (and names)
 # its directory.
@@ -138,6 +139,24 @@ if [ "$got" = "$want" ]; then
 	ok "the ETA counts this run's cells only"
 else
 	nok "progress line: got '$got'"
+fi
+# 7. --dilate: -t and gang's slices are native-equivalent, times
+# $COSCHED_DILATION (a calibrated guest's); a bad factor is refused.
+d=$t/dilated
+: >"$t/runs.log"
+if COSCHED_DILATION=2.5 bench/run-mix --dilate -o "$d" -p gang,gang:40 -r 1 \
+	--standalone-repeats 1 -t 2 12 >"$t/outd" 2>&1 &&
+   grep -q '^standalone_life_-v_hi_t5 -t 5$' "$t/runs.log" &&
+   grep -q '"gang_slice": 250,' "$d/meta.json" && grep -q '"dilate": 2.5' "$d/meta.json"; then
+	ok "--dilate at 2.5: jobs of 5 s for -t 2, gang's slice 250 ms"
+else
+	nok "--dilate at 2.5: $(head -n 2 "$t/runs.log" | tr '\n' '|') $(tail -n 2 "$t/outd")"
+fi
+out=$(COSCHED_DILATION=fast bench/run-mix --dilate -o "$t/bad" -p gang 12 2>&1)
+if [ $? = 1 ] && printf '%s' "$out" | grep -q 'COSCHED_DILATION=fast is not a factor'; then
+	ok "--dilate refuses COSCHED_DILATION=fast"
+else
+	nok "--dilate with COSCHED_DILATION=fast: $out"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

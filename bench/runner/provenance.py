@@ -126,6 +126,8 @@ def config(opts, root, nodes, mpi):
                "monitor": None if opts.no_monitor else opts.monitor_interval,
                "hosts": opts.hosts_list, "cpu": opts.cpu if opts.hosts_list else None,
                "net_if": opts.net_if}
+    if getattr(opts, "dilate", False):
+        options["dilate"] = opts.dilation
     if getattr(opts, "slurm", False):
         # Only when set: directories made before --slurm existed still match.
         options["slurm"] = slurm_config()

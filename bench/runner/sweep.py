@@ -25,9 +25,12 @@ class Sweep:
 
     # -- standalone ----------------------------------------------------
     def seconds_for(self, job):
+        """The job's standalone length, in this machine's time (--dilate)."""
         if self.o.seconds is not None:
-            return self.o.seconds
-        return job.seconds if job.seconds is not None else self.o.default_seconds
+            secs = self.o.seconds
+        else:
+            secs = job.seconds if job.seconds is not None else self.o.default_seconds
+        return round(secs * getattr(self.o, "dilation", 1.0), 3)
 
     def standalone_key(self, job):
         return "|".join([job.program, " ".join(job.args), self.paths.mpi,
