@@ -3,11 +3,13 @@
 # The mix bench's smoke test (tests/check.sh).  First bench/resume-test.sh
 # on the host (seconds, no guest): a sweep killed and restarted resumes;
 # bench/validate-test.sh: the validation's sides and table; and
-# bench/slurm-launch-test.sh: run-mix --slurm's srun lines and columns.
+# bench/slurm-launch-test.sh: run-mix --slurm's srun lines and columns;
+# bench/hostload-test.sh: what a run records of the host's other load.
 # Then one tiny mix (mix12, two LIFE jobs of high communication) under
 # local and dcs, one repeat, jobs of about a second alone, in a 6.12
 # guest, the same command a second time in the same guest (every cell on
-# disk: nothing may run again), and bench/report on the host.  Passes when
+# disk: nothing may run again), each run's record of the host's other
+# load (host-load.csv, which vmrun.sh writes), and bench/report on the host.  Passes when
 # the report prints the completion-time row of the mix; it asserts nothing
 # about times (the host is shared).  Prints "N passed, N failed".  Needs
 # make modules (and make bpf for the monitor's columns).
@@ -18,7 +20,7 @@ ok() { echo "ok - $*"; passed=$((passed + 1)); }
 nok() { echo "not ok - $*"; failed=$((failed + 1)); }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 
-res=$(bench/resume-test.sh; bench/validate-test.sh; bench/slurm-launch-test.sh)
+res=$(bench/resume-test.sh; bench/validate-test.sh; bench/slurm-launch-test.sh; bench/hostload-test.sh)
 echo "$res" | grep -v '^[0-9]* passed, [0-9]* failed$'
 passed=$(echo "$res" | grep -c '^ok - ')
 failed=$(echo "$res" | grep -c '^not ok - ')
@@ -45,6 +47,16 @@ if [ "$(grep -c '^mix-results .*: 2/2 cells' "$out/stdout")" -eq 2 ] &&
 	ok "in the guest: progress lines, and the same command again runs nothing"
 else
 	nok "in the guest: progress lines (1/2, 2/2, then 2/2 on the rerun) missing"
+fi
+# Each run records the host's other load, which vmrun.sh samples into
+# the results share (host-load.csv) and run-mix reads in the guest.
+loads=$(python3 -c 'import csv, sys
+print(" ".join(r.get("host_others", "") or "-" for r in csv.DictReader(open(sys.argv[1]))))' \
+	"$out/mix-results/runs.csv" 2>/dev/null)
+if [ -s "$out/host-load.csv" ] && printf '%s\n' "$loads" | grep -Eq '^[0-9.]+ [0-9.]+$'; then
+	ok "in the guest: each run records the host's other load from host-load.csv ($loads CPUs)"
+else
+	nok "host_others of the guest's runs: '$loads' (host-load.csv: $(wc -l <"$out/host-load.csv" 2>/dev/null) lines)"
 fi
 # (Not tee /dev/stderr: when stderr is a file, that reopens and truncates it.)
 bench/report "$out/mix-results" >"$out/report.out" 2>&1

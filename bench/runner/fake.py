@@ -31,6 +31,17 @@ class FakeModule:
         return {}
 
 
+class FakeLoad:
+    """No load beside a fake run: the host's real load would make the
+    tests' tables depend on what else this machine does."""
+
+    def start(self):
+        return None
+
+    def stop(self, token):
+        return {"host_others": "0.000", "host_steal": "0.000"}
+
+
 class FakeRunner:
     def __init__(self, logfile):
         self.logfile = logfile

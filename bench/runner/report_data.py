@@ -68,6 +68,9 @@ class Cell:
         # alike): the extremes over runs and jobs, None where not printed.
         speeds = [x for r in ok for x in floats(r.get("job_speed") or "") if x]
         self.speed = (min(speeds), max(speeds)) if speeds else None
+        # The most CPUs other processes of the host kept busy during a run.
+        self.host_others = max((x for x in (to_float(r.get("host_others")) for r in ok)
+                                if x is not None), default=None)
 
     def median_run(self):
         """The ok run whose completion is the median (for plots)."""

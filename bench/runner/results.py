@@ -43,10 +43,14 @@ STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
 #   job_speed  per job, the standalone run's unit_ns over this run's: 1
 #              when both computed at one speed; a loaded host slows a
 #              guest's vCPUs where CPU time in the guest cannot see it
-LATER_RUN_FIELDS = ["span_s", "job_speed"]
+#   host_others, host_steal  CPUs other processes kept busy during the
+#              run, and CPUs the hypervisor stole (hostload.py)
+LATER_RUN_FIELDS = ["span_s", "job_speed", "host_others", "host_steal"]
 #   time_runs_s  each standalone run's time (--standalone-repeats): time_s
 #              is their median
-LATER_STANDALONE_FIELDS = ["size_args", "unit_ns", "time_runs_s", "note"]
+#   host_others  the most CPUs other processes kept busy during one of
+#              the standalone runs
+LATER_STANDALONE_FIELDS = ["size_args", "unit_ns", "time_runs_s", "note", "host_others"]
 # A run with this status is a result (a timeout too: the column was that
 # slow); the others are run again.
 DONE = ("ok", "timeout")

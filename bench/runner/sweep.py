@@ -5,6 +5,7 @@ import os
 import time
 
 from . import module as modmod
+from .hostload import LoadMeter
 from .launch import BACKGROUND, run_jobs
 from .monitor import summarize
 from .progress import Progress
@@ -13,7 +14,7 @@ from .util import BenchError, cov, log, median, to_float
 
 class Sweep:
     def __init__(self, opts, paths, cluster, results, mod, monitor,
-                 runner=run_jobs):
+                 runner=run_jobs, load=None):
         self.o = opts
         self.run_jobs = runner
         self.t0 = time.monotonic()
@@ -22,6 +23,7 @@ class Sweep:
         self.res = results
         self.mod = mod
         self.monitor = monitor
+        self.load = load or LoadMeter()  # others' load during each run
 
     # -- standalone ----------------------------------------------------
     def seconds_for(self, job):
@@ -76,10 +78,13 @@ class Sweep:
         row's time is their median."""
         base = self.res.log_base("standalone", job.program, *job.args, f"t{secs:g}")
         runs, size = [], ["-t", f"{secs:g}"]
+        others = []
         for i in range(self.o.standalone_repeats):
+            load = self.load.start()
             r = self.run_jobs(self.paths, self.cluster, busy_poll, [(job, size)],
                               base + (f"_s{i + 1}" if i else ""),
                               timeout=secs * 10 + 300)["jobs"][0]
+            others.append(to_float(self.load.stop(load).get("host_others")))
             if not (r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")):
                 return {"key": key, "status": "error",
                         "note": f"exit {r['rc']}; see {base}*_j*.err"}
@@ -100,6 +105,7 @@ class Sweep:
                 "time_s": f"{median([r['time_s'] for r in runs]):.3f}",
                 "time_runs_s": ";".join(f"{r['time_s']:.3f}" for r in runs),
                 "comm_pct": mid("comm_pct"), "unit_ns": mid("unit_ns"),
+                "host_others": "" if None in others else f"{max(others):.3f}",
                 "wall_s": f"{runs[0]['wall_s']:.3f}", "status": "ok", "note": "",
                 "started": time.strftime("%H:%M:%S")}
 
@@ -151,9 +157,11 @@ class Sweep:
             before = self.mod.stats()
             jobs = [(j, [] if j.program in BACKGROUND else
                      self.size_args(alone[self.standalone_key(j)])) for j in mix.jobs]
+            load = self.load.start()
             out = self.run_jobs(self.paths, self.cluster, col, jobs, base,
                                 timeout=ideal * self.o.timeout_factor + 120,
                                 monitor=self.monitor)
+            row.update(self.load.stop(load))
             after = self.mod.stats()
         except BenchError as e:
             row.update(status="error", note=str(e))

@@ -13,6 +13,9 @@ TOLERANCE = 0.20
 # A run whose jobs computed more than this faster or slower than their
 # standalone runs did (grain's unit_ns) compares unlike work: flagged.
 SPEED_TOLERANCE = 0.05
+# ... or while other processes kept more than this many host CPUs busy
+# (run-mix's host_others): the jobs had less CPU than the table assumes.
+LOAD_TOLERANCE = 0.25
 # Where the host's kernel and the guests' differ in the mechanism itself.
 MECHANISM = {
     "mpi-yield": "sched_yield: the host's 6.18 gives up the rest of the "
@@ -39,7 +42,7 @@ def table(outdir, sides, grains):
                 nat_cell = cells["native"].get((mix, col))
                 nat = figure(nat_cell, config)
                 row = [f"{what} ({unit(config)})", grain_name(grain), col,
-                       fmt_fig(nat) + drift_mark(nat_cell, "native", drifted)]
+                       fmt_fig(nat) + suspect_mark(nat_cell, "native", drifted)]
                 for g in guests:
                     cell = cells[g].get((mix, col))
                     gf = figure(cell, config)
@@ -62,20 +65,25 @@ def table(outdir, sides, grains):
                             mark = "" if inside else " !"
                             if not inside:
                                 misses.append(f"{g} {mix} {col}: {ratio:.2f}")
-                    row += [fmt_fig(gf) + drift_mark(cell, g, drifted), fnum(ratio) + mark]
+                    row += [fmt_fig(gf) + suspect_mark(cell, g, drifted), fnum(ratio) + mark]
                 lines.append("| " + " | ".join(row) + " |")
     return lines, (good, total, misses, drifted)
 
 
-def drift_mark(cell, side, drifted):
+def suspect_mark(cell, side, suspects):
     """" ~" where a run of @cell computed at another speed than its
-    standalone run (noted in @drifted), else ""."""
-    if not cell or not cell.speed:
+    standalone run, or ran beside other load on the host (noted in
+    @suspects), else ""."""
+    why = []
+    if cell and cell.speed:
+        lo, hi = cell.speed
+        if not 1 - SPEED_TOLERANCE <= lo <= hi <= 1 + SPEED_TOLERANCE:
+            why.append(f"speed {lo:.2f}-{hi:.2f}")
+    if cell and cell.host_others is not None and cell.host_others > LOAD_TOLERANCE:
+        why.append(f"host busy {cell.host_others:.2f} CPUs")
+    if not why:
         return ""
-    lo, hi = cell.speed
-    if 1 - SPEED_TOLERANCE <= lo and hi <= 1 + SPEED_TOLERANCE:
-        return ""
-    drifted.append(f"{side} {cell.mix} {cell.column}: {lo:.2f}-{hi:.2f}")
+    suspects.append(f"{side} {cell.mix} {cell.column}: {', '.join(why)}")
     return " ~"
 
 
@@ -90,8 +98,9 @@ def summary(outdir, sides, grains):
         out.append("! outside (t: every run timed out): " + "; ".join(misses))
     if drifted:
         out.append(f"~ a run computed more than {SPEED_TOLERANCE:.0%} faster or slower "
-                   "than its standalone run (grain's unit_ns; the host was loaded, "
-                   "or its CPU changed speed): its figure compares unlike work; "
-                   "speeds: " + "; ".join(drifted))
+                   "than its standalone run (grain's unit_ns: the host was loaded, "
+                   "or its CPU changed speed), or other processes kept more than "
+                   f"{LOAD_TOLERANCE} host CPUs busy meanwhile (run-mix's host_others): "
+                   "its figure is suspect; rerun it: " + "; ".join(drifted))
     return out
 

@@ -10,7 +10,9 @@
 #                   (sysrq w, l, t) to stderr, then kill it (default 600)
 #   --append STR    extra kernel command line
 #   --outdir DIR    host dir shared writable as $COSCHED_VMOUT (/tmp/vmout);
-#                   default: a fresh temp dir, deleted at exit
+#                   default: a fresh temp dir, deleted at exit.  vmrun.sh
+#                   writes host-load.csv there meanwhile: every 2 s, how
+#                   many host CPUs other processes kept busy (host-load.sh)
 #   --env NAME      pass the host's $NAME into the guest (repeatable)
 #   --verbose       kernel console (loglevel 7) to stderr as it happens
 #   --calibrated    make the guest's time look like this host's: multiply the
@@ -65,6 +67,7 @@ CMD=()
 TMP=
 QPID=
 SPID=
+LPID=
 READERS=()
 
 log() { echo "vmrun: $*" >&2; }
@@ -362,6 +365,8 @@ stop_readers() {
 cleanup() {
 	[[ -n "$SPID" ]] && kill "$SPID" 2>/dev/null
 	SPID=
+	[[ -n "$LPID" ]] && kill "$LPID" 2>/dev/null
+	LPID=
 	[[ -n "$QPID" ]] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
 	QPID=
 	[[ -n "$TMP" ]] && stop_readers
@@ -547,8 +552,14 @@ main() {
 	start=$EPOCHREALTIME
 	"${QEMU[@]}" </dev/null >"$TMP/qemu.log" 2>&1 &
 	QPID=$!
+	# What else keeps the host busy meanwhile, for CMD to read
+	# ($COSCHED_VMOUT/host-load.csv; bench/run-mix records it per run).
+	"$HERE/host-load.sh" "$QPID" "$out/host-load.csv" &
+	LPID=$!
 	rc=0
 	wait_qemu || rc=$?
+	kill "$LPID" 2>/dev/null
+	LPID=
 	stop_readers
 	elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 
