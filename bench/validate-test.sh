@@ -8,6 +8,7 @@
 #     reproduced, 50% slower does not and is named, mpi-yield is never
 #     counted (the host's sched_yield differs), a cell whose jobs
 #     computed slower than alone or beside other load is marked;
+#   - --rerun-suspect runs again what was measured beside other load;
 #   - bad options and --in-guest outside a calibrated guest are refused;
 #   - bench/grain-sweep's guest part stretches the jobs and gang's slice
 #     by the dilation, and its table has a row per grain and the best
@@ -113,6 +114,36 @@ if [ "$(grep -c '~' "$t/out2")" = 3 ] &&
 else
 	nok "table: guest against native (status $st)"
 	sed 's/^/#   /' "$t/out2" | tail -n 8
+fi
+
+# --rerun-suspect: a run beside other load is run again; so is every run
+# of a grain whose standalone run was (its -n, -u and ideal came from it).
+python3 - "$t/native/mix-results" <<'PY'
+import glob, json, sys
+d = sys.argv[1]
+def mark(pattern, others):
+    for p in glob.glob(f"{d}/{pattern}"):
+        rec = json.load(open(p))
+        rec["row"]["host_others"] = others
+        json.dump(rec, open(p, "w"))
+mark("cells/val-2j-1ms_busy-poll_1.*.json", "0.900")
+mark("standalone/grain--c-100-*.json", "0.800")
+PY
+: >"$t/runs.log"
+bench/validate -o "$t" -r 2 -g 100,1000 --rerun-suspect native >"$t/out3" 2>&1
+st=$?
+again=$(grep -c '^validate: native: again: ' "$t/out3")
+if [ "$st" = 0 ] && [ "$again" = 20 ] &&
+   grep -q 'again: val-2j-1ms_busy-poll_1\..*(host busy 0.90 CPUs)$' "$t/out3" &&
+   [ "$(grep -c '^standalone_grain_-c_100_' "$t/runs.log")" = 3 ] &&
+   [ "$(grep -c '^val-.*-100us_' "$t/runs.log")" = 18 ] &&
+   [ "$(grep -c '^val-.*-1ms_' "$t/runs.log")" = 1 ] &&
+   [ "$(ls "$t"/native/mix-results/cells/*.suspect | wc -l)" = 19 ]; then
+	ok "--rerun-suspect: the run beside load and the suspect standalone run's grain run again (20 set aside)"
+else
+	nok "--rerun-suspect (status $st, $again set aside)"
+	sed 's/^/#   /' "$t/runs.log" | head -n 5
+	ls "$t"/native/mix-results/standalone | sed 's/^/#   /'
 fi
 
 bench/validate -o "$t" -g 10,x native >/dev/null 2>&1

@@ -14,8 +14,12 @@ from .util import BenchError
 # What a run executes; bench/mixes is fingerprinted per mix (mix_sha).
 SOURCES = ["kernel", "include", "userlib", "mpi-glue", "bpf",
            "bench/workloads", "bench/runner", "bench/run-mix"]
-# Files under SOURCES that do not change a run.
-NOT_RUN = ("bench/runner/report_", "README", ".rst", ".md")
+# Files under SOURCES that do not change a run: the readers of results,
+# and bench/validate's and bench/grain-sweep's drivers (what they make
+# run-mix do is in its options and the mixes' hashes, both recorded).
+NOT_RUN = ("bench/runner/report_", "bench/runner/validate.py",
+           "bench/runner/grains.py", "bench/runner/sweep_table.py",
+           "README", ".rst", ".md")
 
 # Scheduler time constants a calibrated testbed may scale (6.12: EEVDF's
 # base slice; 6.1: CFS's latency and granularities), and every

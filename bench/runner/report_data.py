@@ -25,6 +25,26 @@ def floats(s):
     return [to_float(x) for x in s.split(";")] if s else []
 
 
+# A run whose jobs computed more than this faster or slower than their
+# standalone runs did (grain's unit_ns) compares unlike work: flagged.
+SPEED_TOLERANCE = 0.05
+# ... or while other processes kept more than this many host CPUs busy
+# (run-mix's host_others): the jobs had less CPU than the table assumes.
+LOAD_TOLERANCE = 0.25
+
+
+def run_suspect(row):
+    """Why a run (a cells/ or standalone/ row) is suspect, or ""."""
+    why = []
+    speeds = [float(x) for x in (row.get("job_speed") or "").split(";") if x]
+    if speeds and not 1 - SPEED_TOLERANCE <= min(speeds) <= max(speeds) <= 1 + SPEED_TOLERANCE:
+        why.append(f"speed {min(speeds):.2f}-{max(speeds):.2f}")
+    others = row.get("host_others") or ""
+    if others and float(others) > LOAD_TOLERANCE:
+        why.append(f"host busy {float(others):.2f} CPUs")
+    return ", ".join(why)
+
+
 class Cell:
     """Every run of one (mix, column): medians and spread over repeats."""
 
@@ -64,13 +84,8 @@ class Cell:
         # different times): where it is large, the jobs overlapped less.
         self.skew = max((to_float(r.get("start_skew_s")) or 0 for r in ok), default=0)
         self.note = "; ".join(sorted({r["note"] for r in self.errors if r["note"]}))
-        # How fast the jobs computed against their standalone runs (1:
-        # alike): the extremes over runs and jobs, None where not printed.
-        speeds = [x for r in ok for x in floats(r.get("job_speed") or "") if x]
-        self.speed = (min(speeds), max(speeds)) if speeds else None
-        # The most CPUs other processes of the host kept busy during a run.
-        self.host_others = max((x for x in (to_float(r.get("host_others")) for r in ok)
-                                if x is not None), default=None)
+        # Why some run of the cell is suspect (run_suspect), if one is.
+        self.suspect = "; ".join(sorted({w for w in map(run_suspect, ok) if w}))
 
     def median_run(self):
         """The ok run whose completion is the median (for plots)."""

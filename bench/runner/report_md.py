@@ -16,6 +16,12 @@ SKEW_TEXT = ("† in some run the jobs' timed parts began more than "
              "than the table suggests.")
 
 
+SUSPECT_TEXT = ("~ some run of the cell is suspect: its jobs computed at "
+                "another speed than alone (a workload's unit_ns), or other "
+                "processes kept host CPUs busy meanwhile (host_others): "
+                "measure it again on a quieter host.")
+
+
 def md_table(header, rows):
     out = ["| " + " | ".join(header) + " |",
            "|" + "|".join("---" for _ in header) + "|"]
@@ -34,7 +40,9 @@ def cell_text(cell):
     spread = f" ({lo:.1f}-{hi:.1f})" if len(cell.ok) > 1 else ""
     extra = f", {len(cell.timeouts)} timeout" if cell.timeouts else ""
     skew = " †" if cell.skew > SKEW_NOTE * cell.completion else ""
-    return f"**x{cell.slowdown:.2f}** {cell.completion:.1f} s{spread}{extra}{skew}"
+    suspect = " ~" if cell.suspect else ""
+    return (f"**x{cell.slowdown:.2f}** {cell.completion:.1f} s{spread}{extra}"
+            f"{skew}{suspect}")
 
 
 def completion_table(res):

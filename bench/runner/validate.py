@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/validate's table: each guest's figures beside the host's, for the
 configurations that need no module (bench/runner/grains.py)."""
+import glob
+import json
 import os
 
+from .report_data import LOAD_TOLERANCE, SPEED_TOLERANCE, run_suspect
 from .grains import CONFIGS, figure, fmt_fig, grain_name, mix_name, side_cells, unit
 from .util import BenchError, fnum
 
@@ -10,12 +13,6 @@ DEFAULT_GRAINS_US = [100, 1000, 10000]
 COLUMNS = ["busy-poll", "mpi-yield", "gang"]
 # A guest ratio within this of the native one counts as reproduced.
 TOLERANCE = 0.20
-# A run whose jobs computed more than this faster or slower than their
-# standalone runs did (grain's unit_ns) compares unlike work: flagged.
-SPEED_TOLERANCE = 0.05
-# ... or while other processes kept more than this many host CPUs busy
-# (run-mix's host_others): the jobs had less CPU than the table assumes.
-LOAD_TOLERANCE = 0.25
 # Where the host's kernel and the guests' differ in the mechanism itself.
 MECHANISM = {
     "mpi-yield": "sched_yield: the host's 6.18 gives up the rest of the "
@@ -71,19 +68,10 @@ def table(outdir, sides, grains):
 
 
 def suspect_mark(cell, side, suspects):
-    """" ~" where a run of @cell computed at another speed than its
-    standalone run, or ran beside other load on the host (noted in
-    @suspects), else ""."""
-    why = []
-    if cell and cell.speed:
-        lo, hi = cell.speed
-        if not 1 - SPEED_TOLERANCE <= lo <= hi <= 1 + SPEED_TOLERANCE:
-            why.append(f"speed {lo:.2f}-{hi:.2f}")
-    if cell and cell.host_others is not None and cell.host_others > LOAD_TOLERANCE:
-        why.append(f"host busy {cell.host_others:.2f} CPUs")
-    if not why:
+    """" ~" where a run of @cell is suspect (noted in @suspects), else ""."""
+    if not cell or not cell.suspect:
         return ""
-    suspects.append(f"{side} {cell.mix} {cell.column}: {', '.join(why)}")
+    suspects.append(f"{side} {cell.mix} {cell.column}: {cell.suspect}")
     return " ~"
 
 
@@ -104,3 +92,35 @@ def summary(outdir, sides, grains):
                    "its figure is suspect; rerun it: " + "; ".join(drifted))
     return out
 
+
+
+def set_aside_suspects(results_dir, grains):
+    """Rename the suspect runs of one side's run-mix directory out of the
+    way (*.json -> *.json.suspect: run-mix then runs them again), with
+    every run of a grain whose standalone run was suspect (their -n, -u
+    and ideal came from it).  Returns [(file, why)]."""
+    def rows(kind):
+        for path in sorted(glob.glob(os.path.join(results_dir, kind, "*.json"))):
+            try:
+                with open(path) as f:
+                    yield path, json.load(f)["row"]
+            except (OSError, ValueError, KeyError):
+                continue
+
+    moved = []
+    bad_grains = set()
+    for path, row in rows("standalone"):
+        why = run_suspect(row)
+        for grain in grains:
+            if why and f"|-c {grain}|" in row.get("key", ""):
+                bad_grains.add(grain_name(grain))
+                moved.append((path, f"standalone: {why}"))
+    for path, row in rows("cells"):
+        why = run_suspect(row)
+        if not why and row.get("mix", "").rsplit("-", 1)[-1] in bad_grains:
+            why = "its standalone run was suspect"
+        if why:
+            moved.append((path, why))
+    for path, _ in moved:
+        os.replace(path, path + ".suspect")
+    return moved
