@@ -76,8 +76,8 @@ MIX_KERNELS ?= 6.1 6.12
 # Calibrated guests (Documentation/calibration.rst): the scheduler's and
 # the module's time constants stretched by the guest's dilation, and with
 # --dilate the jobs' length and gang's slice too (-t 2: 2 native-equivalent
-# seconds, about 16 s of a 6.12 guest's).  MIX_VMRUN_ARGS= runs the
-# guests as they are.
+# seconds, about 16 s of a 6.12 guest's).  MIX_VMRUN_ARGS= MIX_ARGS="-t 10"
+# runs the guests as they are.
 MIX_VMRUN_ARGS ?= --calibrated
 MIX_ARGS ?= --dilate -t 2
 MIX_OUT ?= build/mix-results

@@ -56,8 +56,9 @@ fi
 # -t first, then doing that run's work (its -n); the time is their median.
 alone=$(head -n 3 "$t/runs.log" | tr '\n' '|')
 if [ "$alone" = "standalone_life_-v_hi_t1 -t 1|standalone_life_-v_hi_t1_s2 -n 100|standalone_life_-v_hi_t1_s3 -n 100|" ] &&
-   grep -q '"time_runs_s": "1.000;1.000;1.000"' "$r"/standalone/*.json; then
-	ok "standalone: three runs, the second and third doing the first's iterations"
+   grep -q '"time_runs_s": "1.300;0.900;1.000"' "$r"/standalone/*.json &&
+   grep -q '"time_s": "1.000"' "$r"/standalone/*.json; then
+	ok "standalone: three runs, the second and third doing the first's iterations; the median's time"
 else
 	nok "standalone: three runs ($alone)"
 fi
@@ -147,10 +148,18 @@ d=$t/dilated
 if COSCHED_DILATION=2.5 bench/run-mix --dilate -o "$d" -p gang,gang:40 -r 1 \
 	--standalone-repeats 1 -t 2 12 >"$t/outd" 2>&1 &&
    grep -q '^standalone_life_-v_hi_t5 -t 5$' "$t/runs.log" &&
+   grep -q '^mix12_gang_r1 .* gang=250$' "$t/runs.log" &&
+   grep -q '^mix12_gang40_r1 .* gang=100$' "$t/runs.log" &&
    grep -q '"gang_slice": 250,' "$d/meta.json" && grep -q '"dilate": 2.5' "$d/meta.json"; then
-	ok "--dilate at 2.5: jobs of 5 s for -t 2, gang's slice 250 ms"
+	ok "--dilate at 2.5: jobs of 5 s for -t 2, gang's slice 250 ms, gang:40's 100 ms"
 else
 	nok "--dilate at 2.5: $(head -n 2 "$t/runs.log" | tr '\n' '|') $(tail -n 2 "$t/outd")"
+fi
+out=$(env -u COSCHED_DILATION COSCHED_VM=1 bench/run-mix --dilate -o "$t/bad0" -p gang 12 2>&1)
+if [ $? = 1 ] && printf '%s' "$out" | grep -q 'guest booted without vmrun.sh --calibrated'; then
+	ok "--dilate refused in a guest that is not calibrated"
+else
+	nok "--dilate in an uncalibrated guest: $out"
 fi
 out=$(COSCHED_DILATION=fast bench/run-mix --dilate -o "$t/bad" -p gang 12 2>&1)
 if [ $? = 1 ] && printf '%s' "$out" | grep -q 'COSCHED_DILATION=fast is not a factor'; then

@@ -105,5 +105,16 @@ class CellStore:
         self.cells[self.key(row)] = rec
         return row
 
+    def set_aside(self, key):
+        """Rename @key's file to <file>.suspect.N (the first N free) and
+        forget it; returns the new name."""
+        path = os.path.join(self.path, _name(key))
+        n = 1
+        while os.path.exists(f"{path}.suspect.{n}"):
+            n += 1
+        os.replace(path, f"{path}.suspect.{n}")
+        del self.cells[key]
+        return os.path.basename(f"{path}.suspect.{n}")
+
     def rows(self):
         return [rec["row"] for _, rec in sorted(self.cells.items())]

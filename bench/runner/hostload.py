@@ -7,11 +7,17 @@ and how many the host's own hypervisor stole (host_steal).
 
 Natively: all busy time in /proc/stat over the run, less the CPU time of
 run-mix itself and of its children (the jobs, the hogs, the monitor),
-which are all waited for by the run's end.  In a guest of
+which are all waited for by the end of a run that finished (a run that
+timed out is killed, its ranks reaped by init: nothing is recorded).
+Where the kernel accounts interrupts to the task they interrupt (no
+CONFIG_IRQ_TIME_ACCOUNTING), the jobs' own softirq work counts as
+theirs; where it accounts them apart, as others'.  In a guest of
 tests/vm/vmrun.sh: the host's figures, which vmrun.sh samples every 2 s
 into $COSCHED_VMOUT/host-load.csv (tests/vm/host-load.sh); the samples
-that fall inside the run are averaged (the guest's clock is the host's,
-set at boot)."""
+appended while the run ran are averaged (chosen by the file's size
+before and after, so that no clock needs to agree between guest and
+host).  No sample (a run under 2 s, the sampler gone): nothing recorded,
+which the tables count as unknown."""
 import os
 import time
 
@@ -48,7 +54,7 @@ class LoadMeter:
         if self.remote:
             return None
         if self.samples:
-            return time.time()
+            return self._size()
         busy, steal = _stat()
         return time.monotonic(), busy, steal, _own_cpu()
 
@@ -56,7 +62,7 @@ class LoadMeter:
         if token is None:
             return {}
         if self.samples:
-            return self._from_samples(token, time.time())
+            return self._from_samples(token, self._size())
         t0, b0, s0, c0 = token
         busy, steal = _stat()
         dt = time.monotonic() - t0
@@ -65,17 +71,35 @@ class LoadMeter:
         others = max(0.0, ((busy - b0) / HZ - (_own_cpu() - c0)) / dt)
         return fmt(others, (steal - s0) / HZ / dt)
 
-    def _from_samples(self, t0, t1):
-        """The mean of host-load.csv's samples taken during [t0, t1]."""
-        got = []
+    def _size(self):
         try:
-            with open(self.samples) as f:
-                for line in f:
-                    v = line.split()
-                    if len(v) == 3 and t0 <= float(v[0]) <= t1:
-                        got.append((float(v[1]), float(v[2])))
-        except (OSError, ValueError):
+            return os.path.getsize(self.samples)
+        except OSError:
+            return 0
+
+    def _from_samples(self, start, end):
+        """The mean of host-load.csv's lines appended between the byte
+        offsets @start and @end (whole lines only)."""
+        try:
+            with open(self.samples, "rb") as f:
+                # From the byte before: a line begins at @start only if
+                # that byte ends the line before.
+                f.seek(max(0, start - 1))
+                text = f.read(max(0, end - start + 1)).decode(errors="replace")
+        except OSError:
             return {}
+        pieces = text.split("\n")
+        # The last piece has no newline yet (or is empty); the first, read
+        # from the byte before @start, is the end of the line before.
+        lines = pieces[:-1] if start == 0 else pieces[1:-1]
+        got = []
+        for line in lines:
+            v = line.split()
+            try:
+                if len(v) == 3:
+                    got.append((float(v[1]), float(v[2])))
+            except ValueError:
+                continue        # not a sample line: the others still count
         if not got:
             return {}
         return fmt(sum(o for o, _ in got) / len(got), sum(s for _, s in got) / len(got))

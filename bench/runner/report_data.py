@@ -25,24 +25,39 @@ def floats(s):
     return [to_float(x) for x in s.split(";")] if s else []
 
 
-# A run whose jobs computed more than this faster or slower than their
-# standalone runs did (grain's unit_ns) compares unlike work: flagged.
-SPEED_TOLERANCE = 0.05
-# ... or while other processes kept more than this many host CPUs busy
-# (run-mix's host_others): the jobs had less CPU than the table assumes.
+# A run during which other processes kept more than this many host CPUs
+# busy (run-mix's host_others, or the host's hypervisor, host_steal), or
+# whose jobs' standalone runs did (standalone_others), had less CPU than
+# the table assumes: suspect, and bench/validate --rerun-suspect (run-mix
+# --rerun-suspect) runs it again.
 LOAD_TOLERANCE = 0.25
+# Jobs that computed more than this faster or slower than alone (grain's
+# unit_ns, run-mix's job_speed) are noted, not run again: in a guest a
+# loaded host shows there, but so does what a column costs the jobs
+# itself (a context switch's cache and TLB refill lands in the step), and
+# rerunning on it would select the runs a column was luckiest in.
+SPEED_TOLERANCE = 0.05
 
 
 def run_suspect(row):
-    """Why a run (a cells/ or standalone/ row) is suspect, or ""."""
+    """Why a run (a cells/ or standalone/ row) had other load beside it,
+    or ""."""
     why = []
-    speeds = [float(x) for x in (row.get("job_speed") or "").split(";") if x]
-    if speeds and not 1 - SPEED_TOLERANCE <= min(speeds) <= max(speeds) <= 1 + SPEED_TOLERANCE:
-        why.append(f"speed {min(speeds):.2f}-{max(speeds):.2f}")
-    others = row.get("host_others") or ""
-    if others and float(others) > LOAD_TOLERANCE:
-        why.append(f"host busy {float(others):.2f} CPUs")
+    for field, what in (("host_others", "host busy"), ("host_steal", "host stolen"),
+                        ("standalone_others", "standalone run's host busy")):
+        v = to_float(row.get(field))
+        if v is not None and v > LOAD_TOLERANCE:
+            why.append(f"{what} {v:.2f} CPUs")
     return ", ".join(why)
+
+
+def speed_off(row):
+    """(lowest, highest) job_speed of a run where one is more than
+    SPEED_TOLERANCE off 1, else None."""
+    speeds = [x for x in floats(row.get("job_speed") or "") if x]
+    if speeds and not 1 - SPEED_TOLERANCE <= min(speeds) <= max(speeds) <= 1 + SPEED_TOLERANCE:
+        return min(speeds), max(speeds)
+    return None
 
 
 class Cell:
@@ -86,6 +101,11 @@ class Cell:
         self.note = "; ".join(sorted({r["note"] for r in self.errors if r["note"]}))
         # Why some run of the cell is suspect (run_suspect), if one is.
         self.suspect = "; ".join(sorted({w for w in map(run_suspect, ok) if w}))
+        # Runs with no load record (a guest without vmrun.sh's sampler, a
+        # run under 2 s there, a directory older than the record).
+        self.load_unknown = sum(1 for r in ok if not r.get("host_others"))
+        off = [x for x in map(speed_off, ok) if x]
+        self.speed_off = (min(a for a, _ in off), max(b for _, b in off)) if off else None
 
     def median_run(self):
         """The ok run whose completion is the median (for plots)."""

@@ -16,10 +16,9 @@ SKEW_TEXT = ("† in some run the jobs' timed parts began more than "
              "than the table suggests.")
 
 
-SUSPECT_TEXT = ("~ some run of the cell is suspect: its jobs computed at "
-                "another speed than alone (a workload's unit_ns), or other "
-                "processes kept host CPUs busy meanwhile (host_others): "
-                "measure it again on a quieter host.")
+SUSPECT_TEXT = ("~ during some run of the cell, or a standalone run of its "
+                "jobs, other processes kept more than 0.25 host CPUs busy "
+                "(host_others): run-mix --rerun-suspect measures it again.")
 
 
 def md_table(header, rows):

@@ -45,7 +45,9 @@ STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
 #              guest's vCPUs where CPU time in the guest cannot see it
 #   host_others, host_steal  CPUs other processes kept busy during the
 #              run, and CPUs the hypervisor stole (hostload.py)
-LATER_RUN_FIELDS = ["span_s", "job_speed", "host_others", "host_steal"]
+#   standalone_others  the most of its jobs' standalone host_others
+LATER_RUN_FIELDS = ["span_s", "job_speed", "host_others", "host_steal",
+                    "standalone_others"]
 #   time_runs_s  each standalone run's time (--standalone-repeats): time_s
 #              is their median
 #   host_others  the most CPUs other processes kept busy during one of
@@ -136,6 +138,32 @@ class Results:
         write_atomic(os.path.join(self.dir, "standalone.csv"),
                      csv_text(self.alone.fields, self.alone.rows()))
         return row
+
+    def set_aside(self, suspect, mixes_using):
+        """Rename out of the way every finished run @suspect(row) names a
+        reason for (cells/*.json -> *.json.suspect.N, kept for the
+        record), the standalone runs first and with them every run of a
+        mix in @mixes_using(key); the sweep then runs them again.  Called
+        after use_config, under this directory's lock.  Returns [(file,
+        why)]."""
+        moved, again = [], set()
+        for key, rec in sorted(self.alone.cells.items()):
+            why = suspect(rec["row"]) if rec["row"]["status"] == "ok" else ""
+            if why:
+                moved.append((self.alone.set_aside(key), f"standalone: {why}"))
+                again |= mixes_using(rec["row"]["key"])
+        for key, rec in sorted(self.runs.cells.items()):
+            row = rec["row"]
+            if row["status"] != "ok":
+                continue        # a timeout is a result, and has no load record
+            why = suspect(row) or ("its standalone run is run again"
+                                   if row["mix"] in again else "")
+            if why:
+                moved.append((self.runs.set_aside(key), why))
+        write_atomic(self.runs_csv, csv_text(self.runs.fields, self.runs.rows()))
+        write_atomic(os.path.join(self.dir, "standalone.csv"),
+                     csv_text(self.alone.fields, self.alone.rows()))
+        return moved
 
     def log_base(self, *parts):
         return os.path.join(self.dir, "logs", "_".join(parts))

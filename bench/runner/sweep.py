@@ -92,19 +92,16 @@ class Sweep:
             if not i:
                 units = r["result"].get("units")
                 size = ["-n", r["result"]["iters"]] + (["-u", units] if units else [])
-        first = runs[0]["result"]
-
-        def mid(field):
-            v = median([to_float(r["result"].get(field)) for r in runs])
-            return "" if v is None else f"{v:g}"
-
+        # The median run (the lower one of an even count): its time, its
+        # communication share and its speed, all of one run.
+        mid = sorted(runs, key=lambda r: r["time_s"])[(len(runs) - 1) // 2]["result"]
         return {"key": key, "program": job.program, "args": " ".join(job.args),
                 "size_args": " ".join(size[2:]),
                 "mpi": self.paths.mpi, "nodes": self.cluster.nodes,
-                "seconds": f"{secs:g}", "iters": first["iters"],
-                "time_s": f"{median([r['time_s'] for r in runs]):.3f}",
+                "seconds": f"{secs:g}", "iters": runs[0]["result"]["iters"],
+                "time_s": mid["time_s"],
                 "time_runs_s": ";".join(f"{r['time_s']:.3f}" for r in runs),
-                "comm_pct": mid("comm_pct"), "unit_ns": mid("unit_ns"),
+                "comm_pct": mid.get("comm_pct", ""), "unit_ns": mid.get("unit_ns", ""),
                 "host_others": "" if None in others else f"{max(others):.3f}",
                 "wall_s": f"{runs[0]['wall_s']:.3f}", "status": "ok", "note": "",
                 "started": time.strftime("%H:%M:%S")}
@@ -161,11 +158,17 @@ class Sweep:
             out = self.run_jobs(self.paths, self.cluster, col, jobs, base,
                                 timeout=ideal * self.o.timeout_factor + 120,
                                 monitor=self.monitor)
-            row.update(self.load.stop(load))
+            if not out["timed_out"]:
+                # (A run killed leaves its ranks to init: their CPU time
+                # never reaches run-mix's children's, hostload.py.)
+                row.update(self.load.stop(load))
             after = self.mod.stats()
         except BenchError as e:
             row.update(status="error", note=str(e))
             return row
+        # The standalone runs' load too: a loaded one made the ideal.
+        loads = [to_float(alone[k].get("host_others")) for k in keys]
+        row["standalone_others"] = "" if None in loads else f"{max(loads):.3f}"
         return self.fill(row, out, ideal, modmod.delta(before, after),
                          [alone[k].get("unit_ns") for k in keys])
 

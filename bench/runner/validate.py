@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/validate's table: each guest's figures beside the host's, for the
 configurations that need no module (bench/runner/grains.py)."""
-import glob
-import json
 import os
 
-from .report_data import LOAD_TOLERANCE, SPEED_TOLERANCE, run_suspect
+from .report_data import LOAD_TOLERANCE, SPEED_TOLERANCE
 from .grains import CONFIGS, figure, fmt_fig, grain_name, mix_name, side_cells, unit
 from .util import BenchError, fnum
 
@@ -31,7 +29,8 @@ def table(outdir, sides, grains):
         head += [f"{g} guest", "ratio"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     good = total = 0
-    misses, drifted = [], []
+    misses = []
+    notes = {"suspect": [], "speed": [], "unknown": 0}
     for config, (what, _, _) in CONFIGS.items():
         for grain in grains:
             mix = mix_name(config, grain)
@@ -39,7 +38,7 @@ def table(outdir, sides, grains):
                 nat_cell = cells["native"].get((mix, col))
                 nat = figure(nat_cell, config)
                 row = [f"{what} ({unit(config)})", grain_name(grain), col,
-                       fmt_fig(nat) + suspect_mark(nat_cell, "native", drifted)]
+                       fmt_fig(nat) + suspect_mark(nat_cell, "native", notes)]
                 for g in guests:
                     cell = cells[g].get((mix, col))
                     gf = figure(cell, config)
@@ -62,21 +61,29 @@ def table(outdir, sides, grains):
                             mark = "" if inside else " !"
                             if not inside:
                                 misses.append(f"{g} {mix} {col}: {ratio:.2f}")
-                    row += [fmt_fig(gf) + suspect_mark(cell, g, drifted), fnum(ratio) + mark]
+                    row += [fmt_fig(gf) + suspect_mark(cell, g, notes), fnum(ratio) + mark]
                 lines.append("| " + " | ".join(row) + " |")
-    return lines, (good, total, misses, drifted)
+    return lines, (good, total, misses, notes)
 
 
-def suspect_mark(cell, side, suspects):
-    """" ~" where a run of @cell is suspect (noted in @suspects), else ""."""
-    if not cell or not cell.suspect:
+def suspect_mark(cell, side, notes):
+    """" ~" where a run of @cell had other load beside it, else ""; notes
+    that, a speed off its standalone run's, and runs with no load record
+    in @notes."""
+    if not cell:
         return ""
-    suspects.append(f"{side} {cell.mix} {cell.column}: {cell.suspect}")
+    what = f"{side} {cell.mix} {cell.column}"
+    notes["unknown"] += cell.load_unknown
+    if cell.speed_off:
+        notes["speed"].append(f"{what}: {cell.speed_off[0]:.2f}-{cell.speed_off[1]:.2f}")
+    if not cell.suspect:
+        return ""
+    notes["suspect"].append(f"{what}: {cell.suspect}")
     return " ~"
 
 
 def summary(outdir, sides, grains):
-    lines, (good, total, misses, drifted) = table(outdir, sides, grains)
+    lines, (good, total, misses, notes) = table(outdir, sides, grains)
     out = lines + [""]
     out.append(f"{good} of {total} guest figures within {TOLERANCE:.0%} of native "
                "(ratio = guest / native; [low-high] = the repeats' range).")
@@ -84,43 +91,15 @@ def summary(outdir, sides, grains):
         out.append(f"(m) {col}: not counted, the mechanism differs: {why}.")
     if misses:
         out.append("! outside (t: every run timed out): " + "; ".join(misses))
-    if drifted:
-        out.append(f"~ a run computed more than {SPEED_TOLERANCE:.0%} faster or slower "
-                   "than its standalone run (grain's unit_ns: the host was loaded, "
-                   "or its CPU changed speed), or other processes kept more than "
-                   f"{LOAD_TOLERANCE} host CPUs busy meanwhile (run-mix's host_others): "
-                   "its figure is suspect; rerun it: " + "; ".join(drifted))
+    if notes["suspect"]:
+        out.append(f"~ other processes kept more than {LOAD_TOLERANCE} host CPUs busy "
+                   "during a run or its jobs' standalone runs (run-mix's host_others): "
+                   "suspect; bench/validate --rerun-suspect runs it again: "
+                   + "; ".join(notes["suspect"]))
+    if notes["speed"]:
+        out.append(f"Jobs computed more than {SPEED_TOLERANCE:.0%} faster or slower than "
+                   "alone (grain's unit_ns: a loaded host, or what the column's "
+                   "switching costs the jobs): " + "; ".join(notes["speed"]))
+    if notes["unknown"]:
+        out.append(f"{notes['unknown']} runs have no record of the host's load.")
     return out
-
-
-
-def set_aside_suspects(results_dir, grains):
-    """Rename the suspect runs of one side's run-mix directory out of the
-    way (*.json -> *.json.suspect: run-mix then runs them again), with
-    every run of a grain whose standalone run was suspect (their -n, -u
-    and ideal came from it).  Returns [(file, why)]."""
-    def rows(kind):
-        for path in sorted(glob.glob(os.path.join(results_dir, kind, "*.json"))):
-            try:
-                with open(path) as f:
-                    yield path, json.load(f)["row"]
-            except (OSError, ValueError, KeyError):
-                continue
-
-    moved = []
-    bad_grains = set()
-    for path, row in rows("standalone"):
-        why = run_suspect(row)
-        for grain in grains:
-            if why and f"|-c {grain}|" in row.get("key", ""):
-                bad_grains.add(grain_name(grain))
-                moved.append((path, f"standalone: {why}"))
-    for path, row in rows("cells"):
-        why = run_suspect(row)
-        if not why and row.get("mix", "").rsplit("-", 1)[-1] in bad_grains:
-            why = "its standalone run was suspect"
-        if why:
-            moved.append((path, why))
-    for path, _ in moved:
-        os.replace(path, path + ".suspect")
-    return moved

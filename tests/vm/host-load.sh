@@ -13,6 +13,7 @@
 # results share and records each run's mean (host_others).
 # Started by tests/vm/vmrun.sh; no output but FILE.
 set -u
+export LC_ALL=C  # $EPOCHREALTIME with a decimal point, as awk reads it
 pid=${1:?usage: host-load.sh PID FILE [SECONDS]}
 file=${2:?usage: host-load.sh PID FILE [SECONDS]}
 every=${3:-2}
