@@ -175,8 +175,9 @@ mkdir -p "$g"
 COSCHED_DILATION=2 COSCHED_VMOUT=$g bench/grain-sweep --in-guest -g 10,100 \
 	-p local,dcs,busy-poll,gang -r 2 >"$g/out" 2>&1
 st=$?
-if [ "$st" = 0 ] && grep -q '"seconds": 2.0' "$g/mix-results/meta.json" &&
+if [ "$st" = 0 ] && grep -q '"dilate": 2.0' "$g/mix-results/meta.json" &&
    grep -q '"gang_slice": 200' "$g/mix-results/meta.json" &&
+   grep -q '^standalone_grain_-c_10_t2 -t 2$' "$t/runs.log" &&
    [ "$(ls "$g/mixes" | wc -l)" = 6 ]; then
 	ok "grain-sweep in a guest at dilation 2: 6 mixes, jobs of 2 s, gang slice 200 ms"
 else

@@ -7,7 +7,10 @@ every time constant stretched by the side's dilation; and each cell's
 figure: the slowdown against the ideal (the jobs' standalone times added
 up) for 2 and 4 jobs, against the fair share (twice the standalone time:
 each CPU is shared with a hog) for the job beside hogs."""
+import argparse
 import os
+import shlex
+import subprocess
 
 from .report_data import Results
 from .util import BenchError
@@ -50,16 +53,93 @@ def write_mixes(directory, grains, configs=tuple(CONFIGS)):
 # Nodes of every side: the guests' CPUs (vmrun.sh --smp), and as many of
 # the host's, whatever it has.
 NODES = 2
+KERNELS = ("6.1", "6.12")
+LOCK = "/tmp/cosched-guest.lock"
 
 
-def run_mix_args(root, columns, o, mixes, outdir, dilation):
-    """bench/run-mix for one side, every time constant times @dilation:
-    the jobs' length (o.seconds) and gang's slice (o.gang_slice); the
-    grain stretches itself (the workload reads $COSCHED_DILATION)."""
+def add_options(p, grains, timeout):
+    """The options bench/validate and bench/grain-sweep share."""
+    p.add_argument("-g", "--grains", default=grains)
+    p.add_argument("-r", "--repeats", type=int, default=3)
+    p.add_argument("-t", "--seconds", type=float, default=1.0)
+    p.add_argument("-m", "--mpi", default="openmpi", choices=["openmpi", "mpich"])
+    p.add_argument("--gang-slice", type=float, default=100.0)
+    p.add_argument("--timeout", type=int, default=timeout)
+    p.add_argument("--rerun-suspect", action="store_true")
+    p.add_argument("--in-guest", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("-h", "--help", action="store_true")
+
+
+def check_options(o):
+    """Parses o.grains; an error message, or None."""
+    try:
+        o.grains = [int(g) for g in o.grains.split(",")]
+    except ValueError:
+        o.grains = []
+    if not o.grains or min(o.grains) < 1 or o.repeats < 1 or o.seconds <= 0 \
+            or o.gang_slice <= 0:
+        return "grains, repeats, seconds and the slice take positive numbers"
+    return None
+
+
+def own_args(o):
+    """The shared options as given, for the copy of a driver in a guest."""
+    return ["-g", ",".join(map(str, o.grains)), "-r", str(o.repeats),
+            "-t", f"{o.seconds:g}", "-m", o.mpi, "--gang-slice", f"{o.gang_slice:g}"] + \
+        (["--rerun-suspect"] if o.rerun_suspect else [])
+
+
+def guest_side(side):
+    """(kernel, forced dilation or None) of "K" or "K:F", or None."""
+    kernel, _, factor = side.partition(":")
+    if kernel not in KERNELS:
+        return None
+    if not factor:
+        return kernel, None
+    try:
+        f = float(factor)
+    except ValueError:
+        return None
+    return (kernel, factor) if 0 < f <= 1000 else None
+
+
+def run_mix_args(root, columns, o, mixes, outdir):
+    """bench/run-mix for one side: every time constant native-equivalent
+    (--dilate: the jobs' length o.seconds and gang's slice o.gang_slice,
+    times the guest's $COSCHED_DILATION, 1 natively); the grain stretches
+    itself (the workload reads $COSCHED_DILATION)."""
     return [os.path.join(root, "bench", "run-mix"), "-p", ",".join(columns),
-            "-r", str(o.repeats), "-t", f"{o.seconds * dilation:g}",
-            "--gang-slice", str(max(1, round(o.gang_slice * dilation))),
-            "-n", str(NODES), "-m", o.mpi, "--no-monitor", "-o", outdir, *mixes]
+            "-r", str(o.repeats), "--dilate", "-t", f"{o.seconds:g}",
+            "--gang-slice", str(max(1, round(o.gang_slice))),
+            "-n", str(NODES), "-m", o.mpi, "--no-monitor", "-o", outdir, *mixes] + \
+        (["--rerun-suspect"] if o.rerun_suspect else [])
+
+
+def in_guest(root, columns, o, configs=tuple(CONFIGS)):
+    """A driver's part inside a calibrated guest: the mixes and the sweep
+    in $COSCHED_VMOUT (mixes/, mix-results/)."""
+    guest_dilation()
+    out = os.environ.get("COSCHED_VMOUT", "/tmp/vmout")
+    mixes = write_mixes(os.path.join(out, "mixes"), o.grains, configs)
+    return subprocess.call(run_mix_args(root, columns, o, mixes,
+                                        os.path.join(out, "mix-results")))
+
+
+def guest_command(root, kernel, o, outdir, script, args):
+    """vmrun.sh booting a calibrated @kernel guest that runs @script
+    --in-guest @args, its results share @outdir."""
+    return [os.path.join(root, "tests", "vm", "vmrun.sh"), "--calibrated",
+            "--kernel", kernel, "--smp", "2", "--timeout", str(o.timeout),
+            "--outdir", outdir, "--", os.path.abspath(script), "--in-guest", *args]
+
+
+def run_locked(cmd, env, what):
+    """@cmd under the guest lock (native sides too: no guest of this
+    machine may run beside them); COSCHED_MIX_FAKE runs it bare."""
+    print(f"{what}: {' '.join(map(shlex.quote, cmd))}", flush=True)
+    if os.environ.get("COSCHED_MIX_FAKE"):
+        return subprocess.call(cmd, env=env)
+    return subprocess.call(["flock", LOCK, *cmd], env=env)
 
 
 def side_env(dilation=None):
