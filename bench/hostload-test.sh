@@ -14,9 +14,7 @@
 # N failed".
 set -u
 cd "$(dirname "$0")/.."
-passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+. bench/tap.sh
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
@@ -86,5 +84,4 @@ if [ -n "$watched" ] && [ -n "$stranger" ] &&
 else
 	nok "host-load.sh: stranger '$stranger' CPUs, watched spinner '$watched'"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_end

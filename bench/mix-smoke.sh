@@ -15,10 +15,8 @@
 # make modules (and make bpf for the monitor's columns).
 set -u
 cd "$(dirname "$0")/.."
-passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-nok() { echo "not ok - $*"; failed=$((failed + 1)); }
-finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
+. bench/tap.sh
+finish() { tap_end; exit; }
 
 res=$(bench/resume-test.sh; bench/validate-test.sh; bench/slurm-launch-test.sh; bench/hostload-test.sh)
 echo "$res" | grep -v '^[0-9]* passed, [0-9]* failed$'

@@ -18,9 +18,7 @@
 # its directory.
 set -u
 cd "$(dirname "$0")/.."
-passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+. bench/tap.sh
 
 t=$(mktemp -d)
 pid=
@@ -167,5 +165,4 @@ if [ $? = 1 ] && printf '%s' "$out" | grep -q 'COSCHED_DILATION=fast is not a fa
 else
 	nok "--dilate with COSCHED_DILATION=fast: $out"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_end

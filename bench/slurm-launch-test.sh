@@ -9,9 +9,7 @@
 # N failed".
 set -u
 cd "$(dirname "$0")/.."
-passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+. bench/tap.sh
 
 # srun_line COLUMN MPI: the command run-mix --slurm starts for job 1 of
 # a 2-node mix (net-if eth0), one word per line.
@@ -111,5 +109,4 @@ else
 	tail -n 3 "$t/out" | sed 's/^/#   /'
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_end

@@ -17,9 +17,7 @@
 # N failed".
 set -u
 cd "$(dirname "$0")/.."
-passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-nok() { echo "not ok - $*"; failed=$((failed + 1)); }
+. bench/tap.sh
 
 t=$(mktemp -d)
 [ -n "${KEEP:-}" ] && echo "# kept: $t" || trap 'rm -rf "$t"' EXIT
@@ -202,5 +200,4 @@ bench/grain-sweep -c 3j 6.12 >/dev/null 2>&1
 bench/grain-sweep 5.10 >/dev/null 2>&1
 [ $? = 2 ] && ok "grain-sweep 5.10 refused" || nok "grain-sweep 5.10 refused"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_end
