@@ -7,6 +7,7 @@ import os
 from .columns import POLICIES
 from .grains import CONFIGS, figure, fmt_fig, grain_name, mix_name, side_cells, unit
 from .report_data import column_order
+from .report_md import SUSPECT_TEXT
 from .report_plots import HAVE_MPL
 from .util import BenchError, fnum
 
@@ -29,16 +30,23 @@ def config_table(cells, config, grains, columns):
     lines = [f"### {what} ({unit(config)})", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     series = {c: [] for c in columns}
+    suspect = 0
     for g in grains:
-        figs = {c: figure(cells.get((mix_name(config, g), c)), config) for c in columns}
+        row = {c: cells.get((mix_name(config, g), c)) for c in columns}
+        figs = {c: figure(row[c], config) for c in columns}
+        marks = {c: " ~" if row[c] and row[c].suspect else "" for c in columns}
+        suspect += sum(1 for m in marks.values() if m)
         for c in columns:
             if figs[c]:
                 series[c].append((g, figs[c][0]))
         pn, pv = best(figs, [c for c in columns if c in POLICIES])
         bn, bv = best(figs, [c for c in columns if c not in POLICIES])
         versus = f"{fnum(pv / bv)} ({pn} / {bn})" if pv and bv else "-"
-        lines.append("| " + " | ".join([grain_name(g), *(fmt_fig(figs[c]) for c in columns),
+        lines.append("| " + " | ".join([grain_name(g),
+                                         *(fmt_fig(figs[c]) + marks[c] for c in columns),
                                          versus]) + " |")
+    if suspect:
+        lines += ["", SUSPECT_TEXT]
     return lines + [""], series
 
 
