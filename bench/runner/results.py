@@ -123,7 +123,7 @@ class Results:
 
     def put_run(self, row, mix_sha):
         row = self.runs.put(row, self.config, dict(self.provenance, mix_sha=mix_sha))
-        write_atomic(self.runs_csv, csv_text(self.runs.fields, self.runs.rows()))
+        self.write_runs_csv()
         return row
 
     def standalone_row(self, key):
@@ -135,9 +135,15 @@ class Results:
 
     def put_standalone(self, row):
         row = self.alone.put(row, self.config, self.provenance)
+        self.write_standalone_csv()
+        return row
+
+    def write_runs_csv(self):
+        write_atomic(self.runs_csv, csv_text(self.runs.fields, self.runs.rows()))
+
+    def write_standalone_csv(self):
         write_atomic(os.path.join(self.dir, "standalone.csv"),
                      csv_text(self.alone.fields, self.alone.rows()))
-        return row
 
     def set_aside(self, suspect, mixes_using):
         """Rename out of the way every finished run @suspect(row) names a
@@ -160,9 +166,8 @@ class Results:
                                    if row["mix"] in again else "")
             if why:
                 moved.append((self.runs.set_aside(key), why))
-        write_atomic(self.runs_csv, csv_text(self.runs.fields, self.runs.rows()))
-        write_atomic(os.path.join(self.dir, "standalone.csv"),
-                     csv_text(self.alone.fields, self.alone.rows()))
+        self.write_runs_csv()
+        self.write_standalone_csv()
         return moved
 
     def log_base(self, *parts):

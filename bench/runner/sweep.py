@@ -9,7 +9,7 @@ from .hostload import LoadMeter
 from .launch import BACKGROUND, run_jobs
 from .monitor import summarize
 from .progress import Progress
-from .util import BenchError, cov, log, median, to_float
+from .util import BenchError, cov, log, to_float
 
 
 class Sweep:
