@@ -30,7 +30,9 @@ def floats(s):
 # whose jobs' standalone runs did (standalone_others), had less CPU than
 # the table assumes: suspect, and bench/validate --rerun-suspect (run-mix
 # --rerun-suspect) runs it again.
-LOAD_TOLERANCE = 0.25
+# On this 2-CPU host a quiet run reads under 0.03 and one beside 0.165
+# took 20% longer than its repeats (results/calibration/validation).
+LOAD_TOLERANCE = 0.1
 # Jobs that computed more than this faster or slower than alone (grain's
 # unit_ns, run-mix's job_speed) are noted, not run again: in a guest a
 # loaded host shows there, but so does what a column costs the jobs

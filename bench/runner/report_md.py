@@ -4,7 +4,7 @@ computed lines (met / missed / not measured)."""
 import csv
 
 from .columns import POLICIES
-from .report_data import mix_number
+from .report_data import LOAD_TOLERANCE, mix_number
 from .util import fnum
 
 # A cell is marked when its jobs' timed parts began further apart than
@@ -17,8 +17,8 @@ SKEW_TEXT = ("† in some run the jobs' timed parts began more than "
 
 
 SUSPECT_TEXT = ("~ during some run of the cell, or a standalone run of its "
-                "jobs, other processes kept more than 0.25 host CPUs busy "
-                "(host_others): run-mix --rerun-suspect measures it again.")
+                f"jobs, other processes kept more than {LOAD_TOLERANCE} host CPUs "
+                "busy (host_others): run-mix --rerun-suspect measures it again.")
 
 
 def md_table(header, rows):
