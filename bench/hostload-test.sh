@@ -4,7 +4,7 @@
 # (bench/runner/hostload.py), on the host in a few seconds:
 #   - natively, a process that is not run-mix's child spinning for a
 #     second shows as at least 0.6 CPUs of other load (more on a busy
-#     host: the check cannot fail for that);
+#     host: the check cannot fail for that), a child of its as its own;
 #   - in a guest, the mean of the samples vmrun.sh appended to
 #     host-load.csv during the run, the others left out;
 #   - run on other hosts (--hosts, --slurm): nothing recorded;
@@ -37,6 +37,27 @@ else
 	nok "natively: a stranger spinning for 1 s of 1.2: got '$got' CPUs"
 fi
 
+# A child of run-mix's, waited for, is the run's own: spinning 1 s of
+# 1.2 it must read at least 0.5 CPUs below the stranger's figure taken
+# just before (whatever else loads the host loads both alike).
+own=$(env -u COSCHED_VM -u COSCHED_VMOUT python3 - <<'PY'
+import subprocess, sys, time
+sys.path.insert(0, "bench")
+from runner.hostload import LoadMeter
+m = LoadMeter()
+tok = m.start()
+p = subprocess.Popen(["timeout", "1", "sh", "-c", "while :; do :; done"])
+time.sleep(1.2)
+p.wait()
+print(m.stop(tok).get("host_others", ""))
+PY
+)
+if awk -v g="$got" -v o="$own" 'BEGIN { exit !(o != "" && g - o >= 0.5) }'; then
+	ok "natively: a child spinning as long is the run's own ($own CPUs against $got)"
+else
+	nok "natively: a waited-for child spinning 1 s: '$own' CPUs against the stranger's '$got'"
+fi
+
 # In a guest: the lines vmrun.sh appended while the run ran, by the
 # file's size before and after (no clock shared), a line cut short left
 # out; none for a run on remote hosts.
@@ -45,7 +66,7 @@ got=$(COSCHED_VM=1 COSCHED_VMOUT=$t python3 - "$t/host-load.csv" <<'PY'
 import sys
 sys.path.insert(0, "bench")
 from runner.hostload import LoadMeter
-m = LoadMeter()
+m = LoadMeter(next_sample_s=0.5)
 tok = m.start()
 with open(sys.argv[1], "a") as f:
     f.write("2 0.100 0.050\n3 0.300 0.150\n4 9.0")
@@ -59,6 +80,35 @@ if [ "$got" = "{'host_others': '0.200', 'host_steal': '0.100'}
 	ok "in a guest: the host-load.csv lines appended during the run, a partial one left out; none for remote hosts"
 else
 	nok "in a guest: host-load.csv's samples: $got"
+fi
+# A sample tells of the seconds before it: the one appended after the
+# run (here 0.5 s after, beside a quiet one during it) is the run's too,
+# the one after that is not.
+: >"$t/next.csv"
+got=$(COSCHED_VM=1 COSCHED_VMOUT=$t python3 - "$t/next.csv" <<'PY'
+import os, sys, threading, time
+sys.path.insert(0, "bench")
+from runner.hostload import LoadMeter
+m = LoadMeter()
+m.samples = sys.argv[1]
+tok = m.start()
+def append(line):
+    with open(sys.argv[1], "a") as f:
+        f.write(line)
+append("2 0.000 0.000\n")
+later = [threading.Timer(0.5, append, ["3 0.900 0.000\n"]),
+         threading.Timer(4.0, append, ["4 0.700 0.000\n"])]
+for tm in later:
+    tm.start()
+print(m.stop(tok)["host_others"])
+for tm in later:
+    tm.cancel()
+PY
+)
+if [ "$got" = 0.450 ]; then
+	ok "in a guest: the sample after the run counts, the next one not (0.450)"
+else
+	nok "in a guest: the sample after the run: got '$got', want 0.450"
 fi
 
 # host-load.sh: a spinning stranger counts; the watched process's own

@@ -12,7 +12,9 @@
 #   - the same directory under another -t is refused, nothing run;
 #   - bench/report reads the result;
 #   - the ETA's arithmetic (this run's cells only), on a made-up clock;
-#   - --dilate stretches -t and gang's slice by $COSCHED_DILATION.
+#   - --dilate stretches -t and gang's slice by $COSCHED_DILATION;
+#   - the host's load as recorded per run, and --rerun-suspect's
+#     setting aside of a loaded standalone run and the run it made.
 # bench/mix-smoke.sh runs it (make check's "mix bench smoke").  Prints
 # "ok"/"not ok" lines and "N passed, N failed".  KEEP=1 keeps (and names)
 # its directory.
@@ -55,8 +57,9 @@ fi
 alone=$(head -n 3 "$t/runs.log" | tr '\n' '|')
 if [ "$alone" = "standalone_life_-v_hi_t1 -t 1|standalone_life_-v_hi_t1_s2 -n 100|standalone_life_-v_hi_t1_s3 -n 100|" ] &&
    grep -q '"time_runs_s": "1.300;0.900;1.000"' "$r"/standalone/*.json &&
-   grep -q '"time_s": "1.000"' "$r"/standalone/*.json; then
-	ok "standalone: three runs, the second and third doing the first's iterations; the median's time"
+   grep -q '"time_s": "1.000"' "$r"/standalone/*.json &&
+   grep -q '"comm_pct": "10"' "$r"/standalone/*.json; then
+	ok "standalone: three runs, the second and third doing the first's iterations; the median's time and communication"
 else
 	nok "standalone: three runs ($alone)"
 fi
@@ -164,5 +167,33 @@ if [ $? = 1 ] && printf '%s' "$out" | grep -q 'COSCHED_DILATION=fast is not a fa
 	ok "--dilate refuses COSCHED_DILATION=fast"
 else
 	nok "--dilate with COSCHED_DILATION=fast: $out"
+fi
+# 8. The host's load: the most of the standalone runs' that are known
+# (one unknown hides none), steal too; every run carries its standalone
+# runs'.  --rerun-suspect sets the loaded standalone run aside with the
+# run it made, keeping their logs, and runs both again.
+l=$t/load
+: >"$t/runs.log"
+COSCHED_MIX_FAKE_LOAD="0.8,,0:0.5" bench/run-mix -o "$l" -p busy-poll -r 1 -t 1 12 \
+	>"$t/outl" 2>&1
+if grep -q '"host_others": "0.800"' "$l"/standalone/*.json &&
+   grep -q '"host_steal": "0.500"' "$l"/standalone/*.json &&
+   grep -q '"standalone_others": "0.800"' "$l"/cells/*.json &&
+   grep -q '"standalone_keys": "life|-v hi|' "$l"/cells/*.json; then
+	ok "load: the standalone runs' most (0.8 beside an unknown), their steal; the run carries it"
+else
+	nok "load: $(grep -h '"host_\|standalone_others' "$l"/standalone/*.json "$l"/cells/*.json | tr -d ' \n')"
+fi
+: >"$t/runs.log"
+bench/run-mix -o "$l" -p busy-poll -r 1 -t 1 --rerun-suspect 12 >"$t/outl2" 2>&1
+if [ "$(grep -c '^run-mix: again: ' "$t/outl2")" = 2 ] &&
+   [ "$(grep -c '_again2' "$t/runs.log")" = 4 ] &&
+   [ "$(cat "$l/logs/standalone_life_-v_hi_t1_j1.out")" = "fake run 1" ] &&
+   [ "$(cat "$l/logs/mix12_busy-poll_r1_j1.out")" = "fake run 4" ] &&
+   [ -f "$l/logs/mix12_busy-poll_r1_again2_j1.out" ]; then
+	ok "--rerun-suspect: the loaded standalone run and its run again, under new log names; the old logs kept"
+else
+	nok "--rerun-suspect with a loaded standalone run: $(tr '\n' '|' <"$t/runs.log")"
+	sed 's/^/#   /' "$t/outl2" | tail -n 4
 fi
 tap_end

@@ -63,7 +63,7 @@ def add_options(p, grains, timeout):
     p.add_argument("-r", "--repeats", type=int, default=3)
     p.add_argument("-t", "--seconds", type=float, default=1.0)
     p.add_argument("-m", "--mpi", default="openmpi", choices=["openmpi", "mpich"])
-    p.add_argument("--gang-slice", type=float, default=100.0)
+    p.add_argument("--gang-slice", type=int, default=100)
     p.add_argument("--timeout", type=int, default=timeout)
     p.add_argument("--rerun-suspect", action="store_true")
     p.add_argument("--in-guest", action="store_true", help=argparse.SUPPRESS)
@@ -85,7 +85,7 @@ def check_options(o):
 def own_args(o):
     """The shared options as given, for the copy of a driver in a guest."""
     return ["-g", ",".join(map(str, o.grains)), "-r", str(o.repeats),
-            "-t", f"{o.seconds:g}", "-m", o.mpi, "--gang-slice", f"{o.gang_slice:g}"] + \
+            "-t", f"{o.seconds:g}", "-m", o.mpi, "--gang-slice", str(o.gang_slice)] + \
         (["--rerun-suspect"] if o.rerun_suspect else [])
 
 
@@ -110,7 +110,7 @@ def run_mix_args(root, columns, o, mixes, outdir):
     itself (the workload reads $COSCHED_DILATION)."""
     return [os.path.join(root, "bench", "run-mix"), "-p", ",".join(columns),
             "-r", str(o.repeats), "--dilate", "-t", f"{o.seconds:g}",
-            "--gang-slice", str(max(1, round(o.gang_slice))),
+            "--gang-slice", str(o.gang_slice),
             "-n", str(NODES), "-m", o.mpi, "--no-monitor", "-o", outdir, *mixes] + \
         (["--rerun-suspect"] if o.rerun_suspect else [])
 

@@ -13,15 +13,25 @@ Where the kernel accounts interrupts to the task they interrupt (no
 CONFIG_IRQ_TIME_ACCOUNTING), the jobs' own softirq work counts as
 theirs; where it accounts them apart, as others'.  In a guest of
 tests/vm/vmrun.sh: the host's figures, which vmrun.sh samples every 2 s
-into $COSCHED_VMOUT/host-load.csv (tests/vm/host-load.sh); the samples
-appended while the run ran are averaged (chosen by the file's size
-before and after, so that no clock needs to agree between guest and
-host).  No sample (a run under 2 s, the sampler gone): nothing recorded,
-which the tables count as unknown."""
+into $COSCHED_VMOUT/host-load.csv (tests/vm/host-load.sh).  A sample
+tells of the 2 s before it, so a run is charged with the samples
+appended while it ran and with the next one, which stop() waits for
+(the run's last seconds; the first sample also tells of the seconds
+before the run, which can only make a quiet run look busier).  The
+samples are chosen by the file's size before and after, so that no
+clock needs to agree between guest and host.  No sample (the sampler
+gone): nothing recorded, which the tables count as unknown.
+
+Not "others" natively but not the jobs' either: kernel threads working
+for them (the module's workers, ksoftirqd when softirqs overflow to
+it).  Under the module those count as other load here."""
 import os
 import time
 
 HZ = os.sysconf("SC_CLK_TCK")
+# How long stop() waits for the sample after a run: vmrun.sh samples
+# every 2 s.
+NEXT_SAMPLE_S = 5.0
 
 
 def _stat():
@@ -42,8 +52,9 @@ class LoadMeter:
     {"host_others": "0.012", "host_steal": "0.000"}, or {} where it
     cannot tell (a run on other hosts: their load is not this one's)."""
 
-    def __init__(self, vmout=None, remote=False):
+    def __init__(self, vmout=None, remote=False, next_sample_s=NEXT_SAMPLE_S):
         self.remote = remote
+        self.next_sample_s = next_sample_s
         self.samples = None
         if vmout is None:
             vmout = os.environ.get("COSCHED_VMOUT")
@@ -62,7 +73,7 @@ class LoadMeter:
         if token is None:
             return {}
         if self.samples:
-            return self._from_samples(token, self._size())
+            return self._from_samples(token, self._after_next_sample())
         t0, b0, s0, c0 = token
         busy, steal = _stat()
         dt = time.monotonic() - t0
@@ -77,6 +88,15 @@ class LoadMeter:
         except OSError:
             return 0
 
+    def _after_next_sample(self):
+        """The file's size once a sample more is in it (or, the sampler
+        gone, after next_sample_s)."""
+        end = self._size()
+        deadline = time.monotonic() + self.next_sample_s
+        while self._size() <= end and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return self._size()
+
     def _from_samples(self, start, end):
         """The mean of host-load.csv's lines appended between the byte
         offsets @start and @end (whole lines only)."""
@@ -84,8 +104,9 @@ class LoadMeter:
             with open(self.samples, "rb") as f:
                 # From the byte before: a line begins at @start only if
                 # that byte ends the line before.
-                f.seek(max(0, start - 1))
-                text = f.read(max(0, end - start + 1)).decode(errors="replace")
+                first = max(0, start - 1)
+                f.seek(first)
+                text = f.read(max(0, end - first)).decode(errors="replace")
         except OSError:
             return {}
         pieces = text.split("\n")
@@ -107,3 +128,11 @@ class LoadMeter:
 
 def fmt(others, steal):
     return {"host_others": f"{others:.3f}", "host_steal": f"{steal:.3f}"}
+
+
+def worst(values):
+    """The highest of load figures ("0.012", or "" where unknown), as a
+    figure; "" when none is known.  A known high figure is not hidden by
+    an unknown one beside it."""
+    known = [float(v) for v in values if v not in (None, "")]
+    return f"{max(known):.3f}" if known else ""

@@ -46,13 +46,16 @@ STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
 #   host_others, host_steal  CPUs other processes kept busy during the
 #              run, and CPUs the hypervisor stole (hostload.py)
 #   standalone_others  the most of its jobs' standalone host_others
+#   standalone_keys  its jobs' standalone runs (standalone/'s keys), which
+#              made its ideal: ";"-separated
 LATER_RUN_FIELDS = ["span_s", "job_speed", "host_others", "host_steal",
-                    "standalone_others"]
+                    "standalone_others", "standalone_keys"]
 #   time_runs_s  each standalone run's time (--standalone-repeats): time_s
 #              is their median
-#   host_others  the most CPUs other processes kept busy during one of
-#              the standalone runs
-LATER_STANDALONE_FIELDS = ["size_args", "unit_ns", "time_runs_s", "note", "host_others"]
+#   host_others, host_steal  the most CPUs other processes kept busy,
+#              and the hypervisor stole, during one of the standalone runs
+LATER_STANDALONE_FIELDS = ["size_args", "unit_ns", "time_runs_s", "note", "host_others",
+                           "host_steal"]
 # A run with this status is a result (a timeout too: the column was that
 # slow); the others are run again.
 DONE = ("ok", "timeout")
@@ -148,22 +151,31 @@ class Results:
     def set_aside(self, suspect, mixes_using):
         """Rename out of the way every finished run @suspect(row) names a
         reason for (cells/*.json -> *.json.suspect.N, kept for the
-        record), the standalone runs first and with them every run of a
-        mix in @mixes_using(key); the sweep then runs them again.  Called
-        after use_config, under this directory's lock.  Returns [(file,
-        why)]."""
-        moved, again = [], set()
+        record), the standalone runs first and with them every run whose
+        ideal and size came from one, whatever its status and whether or
+        not its mix is in this sweep (standalone_keys; for a run recorded
+        before that field, its mix in @mixes_using(key)); the sweep then
+        runs them again.  Called after use_config, under this directory's
+        lock.  Returns [(file, why)]."""
+        moved, gone, again = [], set(), set()
         for key, rec in sorted(self.alone.cells.items()):
             why = suspect(rec["row"]) if rec["row"]["status"] == "ok" else ""
             if why:
                 moved.append((self.alone.set_aside(key), f"standalone: {why}"))
+                gone.add(rec["row"]["key"])
                 again |= mixes_using(rec["row"]["key"])
         for key, rec in sorted(self.runs.cells.items()):
             row = rec["row"]
-            if row["status"] != "ok":
-                continue        # a timeout is a result, and has no load record
-            why = suspect(row) or ("its standalone run is run again"
-                                   if row["mix"] in again else "")
+            if row["standalone_keys"]:
+                made = bool(set(row["standalone_keys"].split(";")) & gone)
+            else:
+                made = row["mix"] in again
+            if made:
+                why = "its standalone run is run again"
+            elif row["status"] == "ok":
+                why = suspect(row)
+            else:
+                why = ""        # a timeout is a result, and has no load record
             if why:
                 moved.append((self.runs.set_aside(key), why))
         self.write_runs_csv()
@@ -171,7 +183,17 @@ class Results:
         return moved
 
     def log_base(self, *parts):
-        return os.path.join(self.dir, "logs", "_".join(parts))
+        """DIR/logs/<parts joined by _>, or, where a run before (set
+        aside, cut short) left logs under that name, <...>_again2, 3...:
+        a set-aside run keeps its own."""
+        logs = os.path.join(self.dir, "logs")
+        name = "_".join(parts)
+        used = os.listdir(logs)
+        cand, n = name, 1
+        while any(f.startswith(cand + "_") or f.startswith(cand + ".") for f in used):
+            n += 1
+            cand = f"{name}_again{n}"
+        return os.path.join(logs, cand)
 
     def record_invocation(self, argv):
         path = os.path.join(self.dir, "meta.json")

@@ -5,7 +5,7 @@ import os
 import time
 
 from . import module as modmod
-from .hostload import LoadMeter
+from .hostload import LoadMeter, worst
 from .launch import BACKGROUND, run_jobs
 from .monitor import summarize
 from .progress import Progress
@@ -78,13 +78,13 @@ class Sweep:
         row's time is their median."""
         base = self.res.log_base("standalone", job.program, *job.args, f"t{secs:g}")
         runs, size = [], ["-t", f"{secs:g}"]
-        others = []
+        loads = []
         for i in range(self.o.standalone_repeats):
             load = self.load.start()
             r = self.run_jobs(self.paths, self.cluster, busy_poll, [(job, size)],
                               base + (f"_s{i + 1}" if i else ""),
                               timeout=secs * 10 + 300)["jobs"][0]
-            others.append(to_float(self.load.stop(load).get("host_others")))
+            loads.append(self.load.stop(load))
             if not (r["rc"] == 0 and r["time_s"] is not None and r["result"].get("iters")):
                 return {"key": key, "status": "error",
                         "note": f"exit {r['rc']}; see {base}*_j*.err"}
@@ -102,7 +102,8 @@ class Sweep:
                 "time_s": mid["time_s"],
                 "time_runs_s": ";".join(f"{r['time_s']:.3f}" for r in runs),
                 "comm_pct": mid.get("comm_pct", ""), "unit_ns": mid.get("unit_ns", ""),
-                "host_others": "" if None in others else f"{max(others):.3f}",
+                "host_others": worst(x.get("host_others") for x in loads),
+                "host_steal": worst(x.get("host_steal") for x in loads),
                 "wall_s": f"{runs[0]['wall_s']:.3f}", "status": "ok", "note": "",
                 "started": time.strftime("%H:%M:%S")}
 
@@ -141,7 +142,7 @@ class Sweep:
         keys = [self.standalone_key(j) for j in mpi_jobs]
         standalone = [to_float(alone[k]["time_s"]) for k in keys]
         ideal = sum(standalone)
-        row.update(ideal_s=f"{ideal:.3f}",
+        row.update(ideal_s=f"{ideal:.3f}", standalone_keys=";".join(keys),
                    seconds=";".join(alone[k]["seconds"] for k in keys),
                    job_labels=";".join(j.label for j in mix.jobs),
                    job_standalone_s=";".join(f"{s:.3f}" for s in standalone))
@@ -167,8 +168,7 @@ class Sweep:
             row.update(status="error", note=str(e))
             return row
         # The standalone runs' load too: a loaded one made the ideal.
-        loads = [to_float(alone[k].get("host_others")) for k in keys]
-        row["standalone_others"] = "" if None in loads else f"{max(loads):.3f}"
+        row["standalone_others"] = worst(alone[k].get("host_others") for k in keys)
         return self.fill(row, out, ideal, modmod.delta(before, after),
                          [alone[k].get("unit_ns") for k in keys])
 
