@@ -7,7 +7,8 @@
 #   - "table" sets a guest side beside it: a guest 10% slower counts as
 #     reproduced, 50% slower does not and is named, mpi-yield is never
 #     counted (the host's sched_yield differs), a cell whose jobs
-#     computed slower than alone or beside other load is marked;
+#     computed slower than alone or beside other load is marked, and
+#     the ratios are counted again at the runs' own computing speed;
 #   - --rerun-suspect runs again what was measured beside other load;
 #   - bad options and --in-guest outside a calibrated guest are refused;
 #   - bench/grain-sweep's guest part stretches the jobs and gang's slice
@@ -79,6 +80,8 @@ for r in rows:
         r.update(status="timeout", completion_s="", makespan_wall_s="9.0")
     if (r["mix"], r["column"]) == ("val-4j-1ms", "gang"):
         r["job_speed"] = "1.0000;0.9000;1.0000;1.0000"  # a loaded host
+    if (r["mix"], r["column"]) == ("val-2j-1ms", "gang"):
+        r["job_speed"] = "0.6667;0.6667"  # 1.5 times slower: all of it speed
     if (r["mix"], r["column"]) == ("val-hog-100us", "gang"):
         r["host_others"] = "0.600"  # other processes beside it
 with open(path, "w", newline="") as f:
@@ -108,13 +111,20 @@ fi
 if [ "$(grep -c '~' "$t/out2")" = 2 ] &&
    grep -q '^| 1 job beside a hog on each CPU (x fair share) | 100us | gang | [0-9.]* \[[0-9.-]*\] | .* | [0-9.]* \[[0-9.-]*\] ~ | 1.50 ! |$' "$t/out2" &&
    grep -q '^~ other processes .*runs it again: 6.12 val-hog-100us gang: host busy 0.60 CPUs$' "$t/out2" &&
-   grep -q '^Jobs computed more than 5% faster or slower than alone .*: 6.12 val-4j-1ms gang: 0.90-1.00$' "$t/out2" &&
+   grep -q '^Jobs computed more than 5% faster or slower than alone .*: 6.12 val-2j-1ms gang: 0.67-0.67; 6.12 val-4j-1ms gang: 0.90-1.00$' "$t/out2" &&
    ! grep -q 'no record of the host' "$t/out2" &&
    grep -q '"job_speed": "1.0000;1.0000"' "$t"/native/mix-results/cells/*; then
 	ok "table: a run beside 0.6 busy CPUs is marked ~ and named, one that computed 10% slower is noted"
 else
 	nok "table: load and speed notes (status $st)"
 	sed 's/^/#   /' "$t/out2" | tail -n 4
+fi
+# The diagnostic at the runs' own speed: a cell 1.5 times slower whose
+# jobs computed 1.5 times slower than alone comes within; the others not.
+if grep -q "^At the runs' own computing speed .*: 18 of 23 within 20%; outside: 6.12 val-2j-100us gang: 1.50; 6.12 val-4j-100us gang: 1.50; 6.12 val-4j-1ms gang: 1.50; 6.12 val-hog-100us gang: 1.50; 6.12 val-hog-1ms gang: 1.50\.$" "$t/out2"; then
+	ok "table: at the runs' own speed, the cell whose jobs computed 1.5x slower comes within"
+else
+	nok "table: at the runs' own speed: $(grep "^At the runs'" "$t/out2")"
 fi
 
 # --rerun-suspect: a run beside other load is run again; so is every run

@@ -108,6 +108,9 @@ class Cell:
         self.load_unknown = sum(1 for r in ok if not r.get("host_others"))
         off = [x for x in map(speed_off, ok) if x]
         self.speed_off = (min(a for a, _ in off), max(b for _, b in off)) if off else None
+        # The jobs' computing speed against alone, over every job of every
+        # run (job_speed), or None where no workload printed one.
+        self.speed = median([x for r in ok for x in floats(r.get("job_speed") or "") if x])
 
     def median_run(self):
         """The ok run whose completion is the median (for plots)."""

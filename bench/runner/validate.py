@@ -30,7 +30,7 @@ def table(outdir, sides, grains):
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     good = total = 0
     misses = []
-    notes = {"suspect": [], "speed": [], "unknown": 0}
+    notes = {"suspect": [], "speed": [], "unknown": 0, "at_speed": [0, 0, []]}
     for config, (what, _, _) in CONFIGS.items():
         for grain in grains:
             mix = mix_name(config, grain)
@@ -61,9 +61,26 @@ def table(outdir, sides, grains):
                             mark = "" if inside else " !"
                             if not inside:
                                 misses.append(f"{g} {mix} {col}: {ratio:.2f}")
+                            at_speed(notes["at_speed"], f"{g} {mix} {col}",
+                                     gf[0], cell.speed, nat[0], nat_cell.speed)
                     row += [fmt_fig(gf) + suspect_mark(cell, g, notes), fnum(ratio) + mark]
                 lines.append("| " + " | ".join(row) + " |")
     return lines, (good, total, misses, notes)
+
+
+def at_speed(tally, what, guest, guest_speed, native, native_speed):
+    """Counts into @tally ([within, compared, misses]) the ratio of the
+    two figures each taken at its runs' own computing speed (figure x
+    median job_speed: what the figure would be had the jobs computed as
+    fast as alone), where both speeds are known."""
+    if not guest_speed or not native_speed:
+        return
+    ratio = guest * guest_speed / (native * native_speed)
+    tally[1] += 1
+    if abs(ratio - 1) <= TOLERANCE:
+        tally[0] += 1
+    else:
+        tally[2].append(f"{what}: {ratio:.2f}")
 
 
 def suspect_mark(cell, side, notes):
@@ -100,6 +117,13 @@ def summary(outdir, sides, grains):
         out.append(f"Jobs computed more than {SPEED_TOLERANCE:.0%} faster or slower than "
                    "alone (grain's unit_ns: a loaded host, or what the column's "
                    "switching costs the jobs): " + "; ".join(notes["speed"]))
+    good_s, total_s, misses_s = notes["at_speed"]
+    if total_s:
+        out.append(f"At the runs' own computing speed (each figure times its runs' "
+                   f"median job_speed; a diagnostic, not the criterion: that speed is "
+                   f"measured under the contention itself): {good_s} of {total_s} within "
+                   f"{TOLERANCE:.0%}" + ("; outside: " + "; ".join(misses_s) if misses_s
+                                         else "") + ".")
     if notes["unknown"]:
         out.append(f"{notes['unknown']} runs have no record of the host's load.")
     return out
