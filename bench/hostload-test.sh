@@ -134,4 +134,49 @@ if [ -n "$watched" ] && [ -n "$stranger" ] &&
 else
 	nok "host-load.sh: stranger '$stranger' CPUs, watched spinner '$watched'"
 fi
+
+# aux: the watched process's threads other than its vCPUs ("CPU n/TCG"):
+# the plain spinner is all aux, a spinning thread named as a vCPU none.
+python3 -c '
+import threading, time
+def spin():
+    with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as f:
+        f.write("CPU 0/TCG")
+    while True:
+        pass
+threading.Thread(target=spin, daemon=True).start()
+time.sleep(4)' & vcpu=$!
+sleep 0.3
+tests/vm/host-load.sh "$vcpu" "$t/vcpu.csv" 1 & hl=$!
+sleep 2.5
+kill "$hl" "$vcpu" 2>/dev/null
+wait "$vcpu" 2>/dev/null
+plain=$(awk 'NR == 1 { print $4 }' "$t/own.csv" 2>/dev/null)
+named=$(awk 'NR == 1 { print $4 }' "$t/vcpu.csv" 2>/dev/null)
+if [ -n "$plain" ] && [ -n "$named" ] &&
+   awk -v p="$plain" -v n="$named" 'BEGIN { exit !(p >= 0.4 && n <= 0.2) }'; then
+	ok "host-load.sh: aux counts the watched process's other threads ($plain CPUs), not a vCPU's ($named)"
+else
+	nok "host-load.sh: aux of a plain spinner '$plain', of a spinning vCPU thread '$named'"
+fi
+
+# run-mix's record of the aux column: the mean, where the samples have one.
+printf '1 0.500 0.000 0.900\n' >"$t/aux.csv"
+got=$(COSCHED_VM=1 COSCHED_VMOUT=$t python3 - "$t/aux.csv" <<'PY'
+import sys
+sys.path.insert(0, "bench")
+from runner.hostload import LoadMeter
+m = LoadMeter(next_sample_s=0.5)
+m.samples = sys.argv[1]
+tok = m.start()
+with open(sys.argv[1], "a") as f:
+    f.write("2 0.100 0.050 0.300\n3 0.300 0.150 0.500\n")
+print(m.stop(tok).get("host_qemu_aux", ""))
+PY
+)
+if [ "$got" = 0.400 ]; then
+	ok "in a guest: QEMU's aux threads recorded as the samples' mean (0.400)"
+else
+	nok "in a guest: host_qemu_aux: got '$got', want 0.400"
+fi
 tap_end

@@ -47,12 +47,15 @@ else
 	nok "in the guest: progress lines (1/2, 2/2, then 2/2 on the rerun) missing"
 fi
 # Each run records the host's other load, which vmrun.sh samples into
-# the results share (host-load.csv) and run-mix reads in the guest.
+# the results share (host-load.csv) and run-mix reads in the guest, and
+# what QEMU's threads other than its vCPUs took (named vCPU threads).
 loads=$(python3 -c 'import csv, sys
-print(" ".join(r.get("host_others", "") or "-" for r in csv.DictReader(open(sys.argv[1]))))' \
+print(" ".join((r.get("host_others") or "-") + "/" + (r.get("host_qemu_aux") or "-")
+               for r in csv.DictReader(open(sys.argv[1]))))' \
 	"$out/mix-results/runs.csv" 2>/dev/null)
-if [ -s "$out/host-load.csv" ] && printf '%s\n' "$loads" | grep -Eq '^[0-9.]+ [0-9.]+$'; then
-	ok "in the guest: each run records the host's other load from host-load.csv ($loads CPUs)"
+if [ -s "$out/host-load.csv" ] &&
+   printf '%s\n' "$loads" | grep -Eq '^[0-9.]+/[0-9.]+ [0-9.]+/[0-9.]+$'; then
+	ok "in the guest: each run records the host's other load and QEMU's aux threads' from host-load.csv ($loads CPUs)"
 else
 	nok "host_others of the guest's runs: '$loads' (host-load.csv: $(wc -l <"$out/host-load.csv" 2>/dev/null) lines)"
 fi

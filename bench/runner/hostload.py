@@ -13,7 +13,8 @@ Where the kernel accounts interrupts to the task they interrupt (no
 CONFIG_IRQ_TIME_ACCOUNTING), the jobs' own softirq work counts as
 theirs; where it accounts them apart, as others'.  In a guest of
 tests/vm/vmrun.sh: the host's figures, which vmrun.sh samples every 2 s
-into $COSCHED_VMOUT/host-load.csv (tests/vm/host-load.sh).  A sample
+into $COSCHED_VMOUT/host-load.csv (tests/vm/host-load.sh), with what
+QEMU's own threads other than its vCPUs took (host_qemu_aux).  A sample
 tells of the 2 s before it, so a run is charged with the samples
 appended while it ran and with the next one, which stop() waits for
 (the run's last seconds; the first sample also tells of the seconds
@@ -117,17 +118,25 @@ class LoadMeter:
         for line in lines:
             v = line.split()
             try:
-                if len(v) == 3:
-                    got.append((float(v[1]), float(v[2])))
+                # (A file of a host-load.sh before aux: three fields.)
+                if len(v) in (3, 4):
+                    got.append([float(x) for x in v[1:]])
             except ValueError:
                 continue        # not a sample line: the others still count
         if not got:
             return {}
-        return fmt(sum(o for o, _ in got) / len(got), sum(s for _, s in got) / len(got))
+        mean = [sum(g[i] for g in got) / len(got) for i in range(2)]
+        auxes = [g[2] for g in got if len(g) == 3]
+        return fmt(*mean, sum(auxes) / len(auxes) if auxes else None)
 
 
-def fmt(others, steal):
-    return {"host_others": f"{others:.3f}", "host_steal": f"{steal:.3f}"}
+def fmt(others, steal, aux=None):
+    """The record: host_qemu_aux (QEMU's threads other than its vCPUs,
+    in CPUs) only from a guest's samples."""
+    out = {"host_others": f"{others:.3f}", "host_steal": f"{steal:.3f}"}
+    if aux is not None:
+        out["host_qemu_aux"] = f"{aux:.3f}"
+    return out
 
 
 def worst(values):

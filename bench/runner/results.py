@@ -48,14 +48,17 @@ STANDALONE_FIELDS = ["key", "program", "args", "mpi", "nodes", "seconds",
 #   standalone_others  the most of its jobs' standalone host_others
 #   standalone_keys  its jobs' standalone runs (standalone/'s keys), which
 #              made its ideal: ";"-separated
+#   host_qemu_aux  in a guest, CPUs QEMU's threads other than its vCPUs
+#              kept busy (main loop, 9p and RCU workers): on a host with
+#              no CPU to spare they take it from the vCPUs
 LATER_RUN_FIELDS = ["span_s", "job_speed", "host_others", "host_steal",
-                    "standalone_others", "standalone_keys"]
+                    "standalone_others", "standalone_keys", "host_qemu_aux"]
 #   time_runs_s  each standalone run's time (--standalone-repeats): time_s
 #              is their median
 #   host_others, host_steal  the most CPUs other processes kept busy,
 #              and the hypervisor stole, during one of the standalone runs
 LATER_STANDALONE_FIELDS = ["size_args", "unit_ns", "time_runs_s", "note", "host_others",
-                           "host_steal"]
+                           "host_steal", "host_qemu_aux"]
 # A run with this status is a result (a timeout too: the column was that
 # slow); the others are run again.
 DONE = ("ok", "timeout")

@@ -104,6 +104,7 @@ class Sweep:
                 "comm_pct": mid.get("comm_pct", ""), "unit_ns": mid.get("unit_ns", ""),
                 "host_others": worst(x.get("host_others") for x in loads),
                 "host_steal": worst(x.get("host_steal") for x in loads),
+                "host_qemu_aux": worst(x.get("host_qemu_aux") for x in loads),
                 "wall_s": f"{runs[0]['wall_s']:.3f}", "status": "ok", "note": "",
                 "started": time.strftime("%H:%M:%S")}
 

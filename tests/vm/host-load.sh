@@ -3,14 +3,18 @@
 # host-load.sh PID FILE [SECONDS]: while process PID (a guest's QEMU)
 # runs, append one line to FILE every SECONDS (default 2):
 #
-#	<epoch seconds> <others> <steal>
+#	<epoch seconds> <others> <steal> <aux>
 #
 # others: how many host CPUs processes other than PID kept busy over the
 # interval (all busy time in /proc/stat less PID's own CPU time); steal:
-# how many the host's own hypervisor took.  A guest computes slower when
-# either is above 0 on a host with no CPU to spare, and CPU time inside
+# how many the host's own hypervisor took; aux: how many PID's threads
+# other than its vCPUs ("CPU n/TCG", named under -name debug-threads=on)
+# kept busy: QEMU's main loop, its 9p and RCU workers.  A guest computes
+# slower when any is above 0 on a host with no CPU to spare (the vCPU
+# threads wait while the guest's clock runs on), and CPU time inside
 # the guest cannot see it: bench/run-mix reads FILE through the guest's
-# results share and records each run's mean (host_others).
+# results share and records each run's mean (host_others, host_steal,
+# host_qemu_aux).
 # Started by tests/vm/vmrun.sh; no output but FILE.
 set -u
 export LC_ALL=C  # $EPOCHREALTIME with a decimal point, as awk reads it
@@ -31,20 +35,33 @@ sample() {
 	set -- $stat
 	# utime and stime are fields 14 and 15, here 12 and 13.
 	own=$((${12} + ${13}))
+	vcpus=0
+	local f line name
+	for f in /proc/"$pid"/task/*/stat; do
+		read -r line 2>/dev/null <"$f" || continue
+		name=${line#*(}
+		name=${name%)*}
+		[[ $name == "CPU "*"/TCG" ]] || continue
+		set -- ${line##*) }
+		vcpus=$((vcpus + ${12} + ${13}))
+	done
 	now=$EPOCHREALTIME
 }
 
 sample || exit 0
 while sleep "$every"; do
-	b0=$busy s0=$stolen o0=$own t0=$now
+	b0=$busy s0=$stolen o0=$own v0=$vcpus t0=$now
 	sample || exit 0
+	# (A vCPU thread's ticks are PID's too: aux is PID's less its vCPUs'.)
 	awk -v t0="$t0" -v t1="$now" -v hz="$hz" -v b="$((busy - b0 - (own - o0)))" \
-		-v s="$((stolen - s0))" 'BEGIN {
+		-v s="$((stolen - s0))" -v a="$((own - o0 - (vcpus - v0)))" 'BEGIN {
 		dt = (t1 - t0) * hz
 		if (dt <= 0)
 			exit
 		if (b < 0)
 			b = 0
-		printf "%.3f %.3f %.3f\n", t1, b / dt, s / dt
+		if (a < 0)
+			a = 0
+		printf "%.3f %.3f %.3f %.3f\n", t1, b / dt, s / dt, a / dt
 	}' >>"$file"
 done

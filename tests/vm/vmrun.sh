@@ -411,6 +411,9 @@ qemu_cmd() {
 	QEMU=(
 		qemu-system-x86_64 -accel tcg -machine pc -cpu max
 		-smp "$SMP" -m "$MEM"
+		# Named threads ("CPU n/TCG"): host-load.sh tells QEMU's own
+		# helpers' CPU from its vCPUs'.
+		-name cosched,debug-threads=on
 		-nodefaults -no-user-config -display none -no-reboot
 		-kernel "$kernel" -initrd "$initrd" -append "$append"
 		# ttyS0: kernel console, ttyS1: CMD's stdout, ttyS2: CMD's stderr.
