@@ -40,7 +40,10 @@ fi
 # A child of run-mix's, waited for, is the run's own: spinning 1 s of
 # 1.2 it must read at least 0.5 CPUs below the stranger's figure taken
 # just before (whatever else loads the host loads both alike).
-own=$(env -u COSCHED_VM -u COSCHED_VMOUT python3 - <<'PY'
+# Bursty load beside the test can make the second window busier than
+# the first: three tries.
+for try in 1 2 3; do
+	own=$(env -u COSCHED_VM -u COSCHED_VMOUT python3 - <<'PY'
 import subprocess, sys, time
 sys.path.insert(0, "bench")
 from runner.hostload import LoadMeter
@@ -52,6 +55,8 @@ p.wait()
 print(m.stop(tok).get("host_others", ""))
 PY
 )
+	awk -v g="$got" -v o="$own" 'BEGIN { exit !(o != "" && g - o >= 0.5) }' && break
+done
 if awk -v g="$got" -v o="$own" 'BEGIN { exit !(o != "" && g - o >= 0.5) }'; then
 	ok "natively: a child spinning as long is the run's own ($own CPUs against $got)"
 else
@@ -82,27 +87,19 @@ else
 	nok "in a guest: host-load.csv's samples: $got"
 fi
 # A sample tells of the seconds before it: the one appended after the
-# run (here 0.5 s after, beside a quiet one during it) is the run's too,
-# the one after that is not.
-: >"$t/next.csv"
+# run (beside a quiet one during it) is the run's too, the one after
+# that is not.  The file's size as stop() polls it is made up.
+printf '2 0.000 0.000\n3 0.900 0.000\n4 0.700 0.000\n' >"$t/next.csv"
 got=$(COSCHED_VM=1 COSCHED_VMOUT=$t python3 - "$t/next.csv" <<'PY'
-import os, sys, threading, time
+import sys
 sys.path.insert(0, "bench")
 from runner.hostload import LoadMeter
 m = LoadMeter()
 m.samples = sys.argv[1]
-tok = m.start()
-def append(line):
-    with open(sys.argv[1], "a") as f:
-        f.write(line)
-append("2 0.000 0.000\n")
-later = [threading.Timer(0.5, append, ["3 0.900 0.000\n"]),
-         threading.Timer(4.0, append, ["4 0.700 0.000\n"])]
-for tm in later:
-    tm.start()
-print(m.stop(tok)["host_others"])
-for tm in later:
-    tm.cancel()
+line = len("2 0.000 0.000\n")
+sizes = iter([0, line, line, 2 * line])   # start, stop, polls
+m._size = lambda: next(sizes, 2 * line)  # nothing appended later
+print(m.stop(m.start())["host_others"])
 PY
 )
 if [ "$got" = 0.450 ]; then
@@ -136,28 +133,32 @@ else
 fi
 
 # aux: the watched process's threads other than its vCPUs ("CPU n/TCG"):
-# the plain spinner is all aux, a spinning thread named as a vCPU none.
+# a spinning thread named as a vCPU is not aux, a spinning helper beside
+# it is; a process with no thread named so (the plain spinner above)
+# gets no aux column at all.
 python3 -c '
 import threading, time
-def spin():
-    with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as f:
-        f.write("CPU 0/TCG")
+def spin(name):
+    if name:
+        with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as f:
+            f.write(name)
     while True:
         pass
-threading.Thread(target=spin, daemon=True).start()
+threading.Thread(target=spin, args=("CPU 0/TCG",), daemon=True).start()
+threading.Thread(target=spin, args=("",), daemon=True).start()
 time.sleep(4)' & vcpu=$!
 sleep 0.3
 tests/vm/host-load.sh "$vcpu" "$t/vcpu.csv" 1 & hl=$!
 sleep 2.5
 kill "$hl" "$vcpu" 2>/dev/null
 wait "$vcpu" 2>/dev/null
-plain=$(awk 'NR == 1 { print $4 }' "$t/own.csv" 2>/dev/null)
-named=$(awk 'NR == 1 { print $4 }' "$t/vcpu.csv" 2>/dev/null)
-if [ -n "$plain" ] && [ -n "$named" ] &&
-   awk -v p="$plain" -v n="$named" 'BEGIN { exit !(p >= 0.4 && n <= 0.2) }'; then
-	ok "host-load.sh: aux counts the watched process's other threads ($plain CPUs), not a vCPU's ($named)"
+fields=$(awk 'NR == 1 { print NF }' "$t/own.csv" 2>/dev/null)
+aux=$(awk 'NR == 1 { print $4 }' "$t/vcpu.csv" 2>/dev/null)
+if [ "$fields" = 3 ] && [ -n "$aux" ] &&
+   awk -v a="$aux" 'BEGIN { exit !(a >= 0.3 && a <= 1.2) }'; then
+	ok "host-load.sh: aux is the helper thread's CPU ($aux), not the vCPU's; none without named vCPUs"
 else
-	nok "host-load.sh: aux of a plain spinner '$plain', of a spinning vCPU thread '$named'"
+	nok "host-load.sh: aux of a vCPU and a helper spinning: '$aux'; fields without named vCPUs: '$fields'"
 fi
 
 # run-mix's record of the aux column: the mean, where the samples have one.

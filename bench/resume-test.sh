@@ -196,4 +196,18 @@ else
 	nok "--rerun-suspect with a loaded standalone run: $(tr '\n' '|' <"$t/runs.log")"
 	sed 's/^/#   /' "$t/outl2" | tail -n 4
 fi
+# A standalone run lost (a torn file, a sweep stopped between setting it
+# aside and its runs): measured again, and the run it sized with it.
+rm -f "$l"/standalone/*.json
+: >"$t/runs.log"
+bench/run-mix -o "$l" -p busy-poll -r 1 -t 1 12 >"$t/outl3" 2>&1
+if grep -q '^run-mix: again: mix12_busy-poll_1\..*(its standalone run is measured again)$' "$t/outl3" &&
+   [ "$(grep -c '^mix12_busy-poll_r1' "$t/runs.log")" = 1 ]; then
+	ok "a standalone run measured again takes the run it sized with it"
+else
+	nok "lost standalone run: $(tr '\n' '|' <"$t/runs.log")"
+	sed 's/^/#   /' "$t/outl3" | tail -n 3
+fi
+bench/run-mix --gang-slice 0 -p gang -o "$t/bad2" 12 >/dev/null 2>&1
+[ $? = 2 ] && ok "--gang-slice 0 refused (status 2)" || nok "--gang-slice 0 refused (status 2)"
 tap_end

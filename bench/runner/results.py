@@ -185,6 +185,19 @@ class Results:
         self.write_standalone_csv()
         return moved
 
+    def set_aside_sized_by(self, keys):
+        """Set aside every run, whatever its status, that a standalone
+        run of @keys sized (standalone_keys); returns [(file, why)]."""
+        moved = []
+        for key, rec in sorted(self.runs.cells.items()):
+            made = rec["row"]["standalone_keys"]
+            if made and set(made.split(";")) & keys:
+                moved.append((self.runs.set_aside(key),
+                              "its standalone run is measured again"))
+        if moved:
+            self.write_runs_csv()
+        return moved
+
     def log_base(self, *parts):
         """DIR/logs/<parts joined by _>, or, where a run before (set
         aside, cut short) left logs under that name, <...>_again2, 3...:
@@ -193,7 +206,9 @@ class Results:
         name = "_".join(parts)
         used = os.listdir(logs)
         cand, n = name, 1
-        while any(f.startswith(cand + "_") or f.startswith(cand + ".") for f in used):
+        # (Not any "<name>.": "..._t1." begins "..._t1.5_j1.out" too.)
+        while any(f.startswith(cand + "_") or f.startswith(cand + ".monitor")
+                  for f in used):
             n += 1
             cand = f"{name}_again{n}"
         return os.path.join(logs, cand)

@@ -55,6 +55,10 @@ class Sweep:
                     out[key] = row
                 else:
                     todo.append((key, job))
+        # Runs a standalone run sized and that is measured again now (set
+        # aside, cut short, lost) would keep its old size and ideal.
+        for name, why in self.res.set_aside_sized_by({k for k, _ in todo}):
+            log(f"run-mix: again: {name} ({why})")
         if todo and self.mod.available:
             self.mod.set_policy("local")
         for n, (key, job) in enumerate(todo, 1):
@@ -160,11 +164,11 @@ class Sweep:
             out = self.run_jobs(self.paths, self.cluster, col, jobs, base,
                                 timeout=ideal * self.o.timeout_factor + 120,
                                 monitor=self.monitor)
+            after = self.mod.stats()    # before stop() waits for a sample
             if not out["timed_out"]:
                 # (A run killed leaves its ranks to init: their CPU time
                 # never reaches run-mix's children's, hostload.py.)
                 row.update(self.load.stop(load))
-            after = self.mod.stats()
         except BenchError as e:
             row.update(status="error", note=str(e))
             return row

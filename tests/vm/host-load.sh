@@ -9,7 +9,8 @@
 # interval (all busy time in /proc/stat less PID's own CPU time); steal:
 # how many the host's own hypervisor took; aux: how many PID's threads
 # other than its vCPUs ("CPU n/TCG", named under -name debug-threads=on)
-# kept busy: QEMU's main loop, its 9p and RCU workers.  A guest computes
+# kept busy: QEMU's main loop, its 9p and RCU workers (left out where no
+# thread is named so).  A guest computes
 # slower when any is above 0 on a host with no CPU to spare (the vCPU
 # threads wait while the guest's clock runs on), and CPU time inside
 # the guest cannot see it: bench/run-mix reads FILE through the guest's
@@ -35,15 +36,16 @@ sample() {
 	set -- $stat
 	# utime and stime are fields 14 and 15, here 12 and 13.
 	own=$((${12} + ${13}))
-	vcpus=0
+	vcpus=0 named=0
 	local f line name
 	for f in /proc/"$pid"/task/*/stat; do
 		read -r line 2>/dev/null <"$f" || continue
 		name=${line#*(}
 		name=${name%)*}
-		[[ $name == "CPU "*"/TCG" ]] || continue
+		[[ $name == "CPU "*/TCG || $name == "CPU "*/KVM ]] || continue
 		set -- ${line##*) }
 		vcpus=$((vcpus + ${12} + ${13}))
+		named=1
 	done
 	now=$EPOCHREALTIME
 }
@@ -54,7 +56,7 @@ while sleep "$every"; do
 	sample || exit 0
 	# (A vCPU thread's ticks are PID's too: aux is PID's less its vCPUs'.)
 	awk -v t0="$t0" -v t1="$now" -v hz="$hz" -v b="$((busy - b0 - (own - o0)))" \
-		-v s="$((stolen - s0))" -v a="$((own - o0 - (vcpus - v0)))" 'BEGIN {
+		-v s="$((stolen - s0))" -v a="$((own - o0 - (vcpus - v0)))" -v named="$named" 'BEGIN {
 		dt = (t1 - t0) * hz
 		if (dt <= 0)
 			exit
@@ -62,6 +64,11 @@ while sleep "$every"; do
 			b = 0
 		if (a < 0)
 			a = 0
-		printf "%.3f %.3f %.3f %.3f\n", t1, b / dt, s / dt, a / dt
+		# No thread named as a vCPU (an older QEMU, single-threaded
+		# TCG): aux would be all of PID, so none is written.
+		if (named)
+			printf "%.3f %.3f %.3f %.3f\n", t1, b / dt, s / dt, a / dt
+		else
+			printf "%.3f %.3f %.3f\n", t1, b / dt, s / dt
 	}' >>"$file"
 done
