@@ -9,7 +9,9 @@
 #     host-load.csv during the run, the others left out;
 #   - run on other hosts (--hosts, --slurm): nothing recorded;
 #   - tests/vm/host-load.sh samples a process's host: a spinning
-#     stranger counts, the watched process's own spinning does not.
+#     stranger counts, the watched process's own spinning does not;
+#     its aux column counts the watched process's threads other than
+#     those named as vCPUs, and is left out where none is.
 # bench/mix-smoke.sh runs it.  Prints "ok"/"not ok" lines and "N passed,
 # N failed".
 set -u
@@ -63,29 +65,51 @@ else
 	nok "natively: a waited-for child spinning 1 s: '$own' CPUs against the stranger's '$got'"
 fi
 
-# In a guest: the lines vmrun.sh appended while the run ran, by the
-# file's size before and after (no clock shared), a line cut short left
-# out; none for a run on remote hosts.
-printf '1 0.500 0.000\n' >"$t/host-load.csv"
-got=$(COSCHED_VM=1 COSCHED_VMOUT=$t python3 - "$t/host-load.csv" <<'PY'
+# samples_during FILE TEXT: run-mix's record, in a guest, of a run
+# during which TEXT was appended to FILE (the sample after it waited for
+# half a second at most).
+samples_during() {
+	COSCHED_VM=1 COSCHED_VMOUT=$t python3 - "$1" "$2" <<'PY'
 import sys
 sys.path.insert(0, "bench")
 from runner.hostload import LoadMeter
 m = LoadMeter(next_sample_s=0.5)
+m.samples = sys.argv[1]
 tok = m.start()
 with open(sys.argv[1], "a") as f:
-    f.write("2 0.100 0.050\n3 0.300 0.150\n4 9.0")
+    f.write(sys.argv[2])
 print(m.stop(tok))
-r = LoadMeter(remote=True)
-print(r.stop(r.start()))
 PY
-)
-if [ "$got" = "{'host_others': '0.200', 'host_steal': '0.100'}
-{}" ]; then
+}
+
+# In a guest: the lines vmrun.sh appended while the run ran, by the
+# file's size before and after (no clock shared), a line cut short left
+# out; none for a run on remote hosts.
+printf '1 0.500 0.000\n' >"$t/host-load.csv"
+got=$(samples_during "$t/host-load.csv" "2 0.100 0.050
+3 0.300 0.150
+4 9.0")
+remote=$(python3 -c 'import sys
+sys.path.insert(0, "bench")
+from runner.hostload import LoadMeter
+r = LoadMeter(remote=True)
+print(r.stop(r.start()))')
+if [ "$got" = "{'host_others': '0.200', 'host_steal': '0.100'}" ] && [ "$remote" = "{}" ]; then
 	ok "in a guest: the host-load.csv lines appended during the run, a partial one left out; none for remote hosts"
 else
-	nok "in a guest: host-load.csv's samples: $got"
+	nok "in a guest: host-load.csv's samples: $got; remote: $remote"
 fi
+# The aux column (QEMU's threads but its vCPUs): the mean, where there.
+printf '1 0.500 0.000 0.900\n' >"$t/aux.csv"
+got=$(samples_during "$t/aux.csv" "2 0.100 0.050 0.300
+3 0.300 0.150 0.500
+")
+if [ "$got" = "{'host_others': '0.200', 'host_steal': '0.100', 'host_qemu_aux': '0.400'}" ]; then
+	ok "in a guest: QEMU's aux threads recorded as the samples' mean (0.400)"
+else
+	nok "in a guest: host_qemu_aux: got '$got', want 0.400"
+fi
+
 # A sample tells of the seconds before it: the one appended after the
 # run (beside a quiet one during it) is the run's too, the one after
 # that is not.  The file's size as stop() polls it is made up.
@@ -161,23 +185,4 @@ else
 	nok "host-load.sh: aux of a vCPU and a helper spinning: '$aux'; fields without named vCPUs: '$fields'"
 fi
 
-# run-mix's record of the aux column: the mean, where the samples have one.
-printf '1 0.500 0.000 0.900\n' >"$t/aux.csv"
-got=$(COSCHED_VM=1 COSCHED_VMOUT=$t python3 - "$t/aux.csv" <<'PY'
-import sys
-sys.path.insert(0, "bench")
-from runner.hostload import LoadMeter
-m = LoadMeter(next_sample_s=0.5)
-m.samples = sys.argv[1]
-tok = m.start()
-with open(sys.argv[1], "a") as f:
-    f.write("2 0.100 0.050 0.300\n3 0.300 0.150 0.500\n")
-print(m.stop(tok).get("host_qemu_aux", ""))
-PY
-)
-if [ "$got" = 0.400 ]; then
-	ok "in a guest: QEMU's aux threads recorded as the samples' mean (0.400)"
-else
-	nok "in a guest: host_qemu_aux: got '$got', want 0.400"
-fi
 tap_end
