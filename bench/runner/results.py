@@ -151,34 +151,23 @@ class Results:
         write_atomic(os.path.join(self.dir, "standalone.csv"),
                      csv_text(self.alone.fields, self.alone.rows()))
 
-    def set_aside(self, suspect, mixes_using):
+    def set_aside(self, suspect):
         """Rename out of the way every finished run @suspect(row) names a
         reason for (cells/*.json -> *.json.suspect.N, kept for the
-        record), the standalone runs first and with them every run whose
-        ideal and size came from one, whatever its status and whether or
-        not its mix is in this sweep (standalone_keys; for a run recorded
-        before that field, its mix in @mixes_using(key)); the sweep then
-        runs them again.  Called after use_config, under this directory's
-        lock.  Returns [(file, why)]."""
-        moved, gone, again = [], set(), set()
+        record), the standalone runs first and with them every run they
+        sized (set_aside_sized_by); the sweep then runs them again.
+        Called after use_config, under this directory's lock.  Returns
+        [(file, why)]."""
+        moved, gone = [], set()
         for key, rec in sorted(self.alone.cells.items()):
             why = suspect(rec["row"]) if rec["row"]["status"] == "ok" else ""
             if why:
                 moved.append((self.alone.set_aside(key), f"standalone: {why}"))
                 gone.add(rec["row"]["key"])
-                again |= mixes_using(rec["row"]["key"])
+        moved += self.set_aside_sized_by(gone)
         for key, rec in sorted(self.runs.cells.items()):
-            row = rec["row"]
-            if row["standalone_keys"]:
-                made = bool(set(row["standalone_keys"].split(";")) & gone)
-            else:
-                made = row["mix"] in again
-            if made:
-                why = "its standalone run is run again"
-            elif row["status"] == "ok":
-                why = suspect(row)
-            else:
-                why = ""        # a timeout is a result, and has no load record
+            # A timeout is a result, and has no load record.
+            why = suspect(rec["row"]) if rec["row"]["status"] == "ok" else ""
             if why:
                 moved.append((self.runs.set_aside(key), why))
         self.write_runs_csv()
