@@ -10,16 +10,21 @@
  * Every row is timed over -r repeats of a fixed amount of work (after one
  * repeat to warm up) and printed as one line:
  *   <row> <unit> <median> <q1> <q3> <min> <max> <repeats>
+ * The scheduler rows are the exception: wall time, not work (quantum_row,
+ * wake_row).
  * Nothing else runs meanwhile: the caller holds the guest lock.
  *
- * usage: calibrate [-r repeats] [-s scale]   (-s divides every batch)
+ * usage: calibrate [-r repeats] [-s scale] [-q]
+ *   -s divides every batch; -q measures the scheduler rows only
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "timing.h"
@@ -172,6 +177,141 @@ static void row(const char *name, const char *unit, void (*fn)(long), long n)
 	fflush(stdout);
 }
 
+/*
+ * The scheduler's effective quantum: how long a task that never sleeps
+ * keeps its CPU while another such task waits for it.  A slice runs out
+ * only at a tick, so this is what slice and tick make together (a host
+ * whose slice is shorter than its tick gives the tick).  A spinning child
+ * shares our CPU; we spin reading the clock, and a gap of more than
+ * QUANTUM_GAP_NS between two reads is the child's turn.  Each repeat is
+ * the median length of our runs within QUANTUM_WINDOW_NS, the first
+ * (begun before the window) left out.
+ */
+#define QUANTUM_GAP_NS 200000ull
+#define QUANTUM_WINDOW_NS 400000000ull
+#define QUANTUM_MAX_RUNS 4096
+
+static double median_run_ms(void)
+{
+	static double runs[QUANTUM_MAX_RUNS];
+	uint64_t start = 0, last, t, end;
+	int n = -1;
+
+	last = now_ns();
+	end = last + QUANTUM_WINDOW_NS;
+	while (last < end && n < QUANTUM_MAX_RUNS) {
+		t = now_ns();
+		if (t - last > QUANTUM_GAP_NS) {
+			if (n >= 0)
+				runs[n] = (double)(last - start) / 1e6;
+			n++;
+			start = t;
+		}
+		last = t;
+	}
+	if (n < 1)
+		return -1;
+	qsort(runs, (size_t)n, sizeof(runs[0]), cmp_double);
+	return runs[n / 2];
+}
+
+static void quantum_row(void)
+{
+	double t[MAX_REPEATS];
+	pid_t spinner;
+	int i;
+
+	spinner = fork();
+	if (spinner < 0) {
+		perror("calibrate: fork");
+		exit(1);
+	}
+	if (!spinner) {
+		for (;;)	/* inherits our CPU: the other task on it */
+			sink++;
+	}
+	median_run_ms();	/* warm up: let both settle on the CPU */
+	for (i = 0; i < repeats; i++) {
+		t[i] = median_run_ms();
+		if (t[i] < 0)
+			break;
+	}
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+	if (i < repeats) {
+		fprintf(stderr, "calibrate: quantum: the CPU was never taken from us within %llu ms\n",
+			QUANTUM_WINDOW_NS / 1000000);
+		exit(1);
+	}
+	qsort(t, (size_t)repeats, sizeof(t[0]), cmp_double);
+	printf("quantum ms/run %.4f %.4f %.4f %.4f %.4f %d\n",
+	       t[repeats / 2], t[repeats / 4], t[(3 * repeats) / 4],
+	       t[0], t[repeats - 1], repeats);
+	fflush(stdout);
+}
+
+/*
+ * How long a task that wakes up waits for its CPU while a CPU hog runs
+ * there: a sleeper on the hog's CPU sleeps a varied time (0.5-8 ms, times
+ * $COSCHED_DILATION in a calibrated guest, so that it wakes at the same
+ * points of the hog's quantum as natively) and takes now - the time its
+ * sleep was due.  Each repeat is the mean over WAKES_PER_REPEAT wake-ups;
+ * it shows the slice's protection of a running task against a wakee.
+ */
+#define WAKES_PER_REPEAT 50
+
+static double mean_wake_ms(double dilation, uint64_t *rng)
+{
+	struct timespec ts;
+	uint64_t due, sum = 0, ns;
+	int i;
+
+	for (i = 0; i < WAKES_PER_REPEAT; i++) {
+		*rng ^= *rng << 13;
+		*rng ^= *rng >> 7;
+		*rng ^= *rng << 17;
+		ns = (uint64_t)((500000.0 + (double)(*rng % 7500000)) * dilation);
+		due = now_ns() + ns;
+		ts.tv_sec = (time_t)(due / 1000000000ull);
+		ts.tv_nsec = (long)(due % 1000000000ull);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+			;
+		sum += now_ns() - due;
+	}
+	return (double)sum / WAKES_PER_REPEAT / 1e6;
+}
+
+static void wake_row(void)
+{
+	const char *env = getenv("COSCHED_DILATION");
+	double t[MAX_REPEATS], dilation = env ? atof(env) : 1.0;
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	pid_t hog;
+	int i;
+
+	if (dilation <= 0)
+		dilation = 1.0;
+	hog = fork();
+	if (hog < 0) {
+		perror("calibrate: fork");
+		exit(1);
+	}
+	if (!hog) {
+		for (;;)	/* inherits our CPU */
+			sink++;
+	}
+	mean_wake_ms(dilation, &rng);	/* warm up */
+	for (i = 0; i < repeats; i++)
+		t[i] = mean_wake_ms(dilation, &rng);
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	qsort(t, (size_t)repeats, sizeof(t[0]), cmp_double);
+	printf("wake-behind-hog ms/wake %.4f %.4f %.4f %.4f %.4f %d\n",
+	       t[repeats / 2], t[repeats / 4], t[(3 * repeats) / 4],
+	       t[0], t[repeats - 1], repeats);
+	fflush(stdout);
+}
+
 static void pipe_row(const char *name, int cpu, long n)
 {
 	if (pipe_start(cpu)) {
@@ -185,9 +325,9 @@ static void pipe_row(const char *name, int cpu, long n)
 int main(int argc, char **argv)
 {
 	cpu_set_t set;
-	int opt, c;
+	int opt, c, sched_only = 0;
 
-	while ((opt = getopt(argc, argv, "r:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:q")) != -1) {
 		switch (opt) {
 		case 'r':
 			repeats = atoi(optarg);
@@ -195,8 +335,11 @@ int main(int argc, char **argv)
 		case 's':
 			scale = atoi(optarg);
 			break;
+		case 'q':
+			sched_only = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale]\n");
+			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale] [-q]\n");
 			return 2;
 		}
 	}
@@ -219,6 +362,11 @@ int main(int argc, char **argv)
 		perror("calibrate: pin");
 		return 1;
 	}
+	if (sched_only) {
+		quantum_row();
+		wake_row();
+		return 0;
+	}
 	/* Batches of about 10-30 ms natively on this machine kind. */
 	row("compute", "ns/iter", loop_compute, 8000000);
 	row("compute-int", "ns/iter", loop_int, 20000000);
@@ -228,5 +376,7 @@ int main(int argc, char **argv)
 	pipe_row("pipe-same-cpu", cpu_a, 2000);
 	if (cpu_b >= 0)
 		pipe_row("pipe-cross-cpu", cpu_b, 300);
+	quantum_row();
+	wake_row();
 	return 0;
 }

@@ -64,6 +64,7 @@ def add_options(p, grains, timeout):
     p.add_argument("-t", "--seconds", type=float, default=1.0)
     p.add_argument("-m", "--mpi", default="openmpi", choices=["openmpi", "mpich"])
     p.add_argument("--gang-slice", type=int, default=100)
+    p.add_argument("--slice-rule", default="quantum", choices=["quantum", "scale"])
     p.add_argument("--timeout", type=int, default=timeout)
     p.add_argument("--rerun-suspect", action="store_true")
     p.add_argument("--in-guest", action="store_true", help=argparse.SUPPRESS)
@@ -129,7 +130,7 @@ def guest_command(root, kernel, o, outdir, script, args):
     """vmrun.sh booting a calibrated @kernel guest that runs @script
     --in-guest @args, its results share @outdir."""
     return [os.path.join(root, "tests", "vm", "vmrun.sh"), "--calibrated",
-            "--kernel", kernel, "--smp", "2", "--timeout", str(o.timeout),
+            "--slice-rule", o.slice_rule, "--kernel", kernel, "--smp", "2", "--timeout", str(o.timeout),
             "--outdir", outdir, "--", os.path.abspath(script), "--in-guest", *args]
 
 

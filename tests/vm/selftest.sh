@@ -6,8 +6,9 @@
 # Per kernel, one boot runs a batch of probes whose answers are checked here
 # (repo visible, uname -r, module loading, results share, lo up, nproc, env,
 # stdout/stderr kept apart), one boot checks that CMD's exit status comes
-# back, and one that --calibrated exports the factor and scales the
-# scheduler's slice by it. On the first kernel, three more boots check that
+# back, and one that --calibrated exports the factor and stretches the
+# scheduler's slice (EEVDF: the quantum rule, and one more boot for
+# --slice-rule scale; CFS: scaled). On the first kernel, three more boots check that
 # a kernel WARNING fails the run (exit 3), that --timeout kills the guest (exit 124), and that
 # a guest hung on purpose has every task's stack printed before the kill.
 # Prints "ok N - ..." / "not ok N - ..." lines and "N passed, N failed".
@@ -60,6 +61,7 @@ echo "stderr-probe" >&2
 # the factor vmrun.sh --calibrated exports; also part of the batch above.
 # shellcheck disable=SC2016 # expanded in the guest, not here
 SLICE='cd /sys/kernel/debug/sched && echo "slice=$(cat base_slice_ns 2>/dev/null || cat latency_ns)"
+echo "eevdf=$(test -e base_slice_ns && echo yes || echo no)"
 echo "dilation=$COSCHED_DILATION"'
 PROBES+=$SLICE
 
@@ -75,7 +77,7 @@ summary_ok() {
 fact() { sed -n "s/^$2=//p" "$1" | head -n1; }
 
 test_kernel() {
-	local k=$1 rel dir status out err token slice
+	local k=$1 rel dir status out err token slice scaled
 	rel=$("$KERNELS" resolve "$k")
 	dir="$TMP/$k"
 	mkdir -p "$dir/out"
@@ -108,15 +110,28 @@ test_kernel() {
 	"$VMRUN" --kernel "$k" --timeout 300 -- sh -c 'exit 7' >"$dir/exit.out" 2>&1 || status=$?
 	check "$k: sh -c 'exit 7' exits 7" test "$status" -eq 7 || diag "$dir/exit.out"
 
-	# A given factor, so that nothing is measured here (bench/calibrate's job).
+	# A given factor and host quantum, so that nothing is measured here
+	# (bench/calibrate's job).  EEVDF's slice follows the quantum rule:
+	# 2.5 x 4 ms less half of the guest's 4 ms tick; CFS's is scaled.
 	status=0
-	COSCHED_DILATION=2.5 "$VMRUN" --kernel "$k" --calibrated --timeout 300 -- sh -c "$SLICE" \
-		>"$dir/cal.out" 2>&1 || status=$?
+	COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=4 "$VMRUN" --kernel "$k" --calibrated \
+		--timeout 300 -- sh -c "$SLICE" >"$dir/cal.out" 2>&1 || status=$?
 	check "$k: --calibrated exits 0 and exports COSCHED_DILATION=2.5" \
 		test "$status:$(fact "$dir/cal.out" dilation)" = 0:2.5 || diag "$dir/cal.out"
 	slice=$(fact "$out" slice)
-	check "$k: --calibrated scales the slice ($slice ns) by 2.5" \
-		test "$(fact "$dir/cal.out" slice)" = "$(awk -v s="$slice" 'BEGIN { printf "%.0f", s * 2.5 }')"
+	scaled=$(awk -v s="$slice" 'BEGIN { printf "%.0f", s * 2.5 }')
+	if [[ "$(fact "$out" eevdf)" == yes ]]; then
+		check "$k: --calibrated sets the base slice to 2.5 x 4 ms - 2 ms" \
+			test "$(fact "$dir/cal.out" slice)" = 8000000
+		status=0
+		COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=4 "$VMRUN" --kernel "$k" --calibrated \
+			--slice-rule scale --timeout 300 -- sh -c "$SLICE" >"$dir/scale.out" 2>&1 || status=$?
+		check "$k: --slice-rule scale scales the slice ($slice ns) by 2.5" \
+			test "$status:$(fact "$dir/scale.out" slice)" = "0:$scaled" || diag "$dir/scale.out"
+	else
+		check "$k: --calibrated scales the latency ($slice ns) by 2.5" \
+			test "$(fact "$dir/cal.out" slice)" = "$scaled"
+	fi
 }
 
 # Failure paths, on one kernel only: they test vmrun.sh, not the kernel.

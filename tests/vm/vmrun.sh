@@ -15,14 +15,22 @@
 #                   many host CPUs other processes kept busy (host-load.sh)
 #   --env NAME      pass the host's $NAME into the guest (repeatable)
 #   --verbose       kernel console (loglevel 7) to stderr as it happens
-#   --calibrated    make the guest's time look like this host's: multiply the
-#                   scheduler's slice constants (debugfs sched/base_slice_ns;
-#                   6.1: latency_ns, min_granularity_ns, wakeup_granularity_ns)
-#                   by the guest's dilation factor and export it to CMD as
-#                   COSCHED_DILATION, with the module's time tunables scaled
-#                   alike as COSCHED_MODPARAMS (for insmod). The factor comes
-#                   from bench/calibrate (cached; measured first if absent),
-#                   or from $COSCHED_DILATION if set. Documentation/calibration.rst
+#   --calibrated    make the guest's time look like this host's: stretch the
+#                   scheduler's slice constants by the guest's dilation factor
+#                   and export it to CMD as COSCHED_DILATION, with the
+#                   module's time tunables scaled alike as COSCHED_MODPARAMS
+#                   (for insmod). 6.12 (EEVDF): base_slice_ns such that a task
+#                   that never sleeps keeps the CPU for the factor times this
+#                   host's quantum (--slice-rule); 6.1 (CFS): latency_ns,
+#                   min_granularity_ns, wakeup_granularity_ns times the factor.
+#                   The factor and the host's quantum come from bench/calibrate
+#                   (cached; measured first if absent), or from
+#                   $COSCHED_DILATION and $COSCHED_HOST_QUANTUM_MS if set.
+#                   Documentation/calibration.rst
+#   --slice-rule R  with --calibrated, on EEVDF: quantum (default): the guest's
+#                   base slice is factor x host quantum - half a guest tick, so
+#                   that it runs out at the guest tick that ends that quantum;
+#                   scale: the guest's own base slice times the factor
 #
 # CMD runs as root in the host's $PWD (seen through 9p, read-only) with the
 # guest kernel's own modules in /lib/modules/<release>. Its stdout and stderr
@@ -60,8 +68,11 @@ APPEND=
 OUTDIR=
 VERBOSE=0
 CALIBRATED=0
+SLICE_RULE=quantum
 DILATION=
 MODPARAMS=
+HOST_QUANTUM_MS=
+GUEST_TICK_NS=
 ENV_NAMES=()
 CMD=()
 TMP=
@@ -74,7 +85,7 @@ log() { echo "vmrun: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-	sed -n '4,32s/^# \{0,1\}//p' "$SELF" >&2
+	sed -n '4,43s/^# \{0,1\}//p' "$SELF" >&2
 	exit "${1:-2}"
 }
 
@@ -90,12 +101,15 @@ parse_args() {
 		--env) ENV_NAMES+=("${2:?--env needs a value}"); shift 2 ;;
 		--verbose | -v) VERBOSE=1; shift ;;
 		--calibrated) CALIBRATED=1; shift ;;
+		--slice-rule) SLICE_RULE=${2:?--slice-rule needs a value}; shift 2 ;;
 		-h | --help) usage 0 ;;
 		--) shift; CMD=("$@"); break ;;
 		*) log "unknown option '$1'"; usage ;;
 		esac
 	done
 	((${#CMD[@]})) || { log "no command given"; usage; }
+	[[ "$SLICE_RULE" == quantum || "$SLICE_RULE" == scale ]] ||
+		{ log "--slice-rule: quantum or scale, not '$SLICE_RULE'"; usage; }
 	[[ "$SMP" =~ ^[1-9][0-9]*$ && "$MEM" =~ ^[1-9][0-9]*$ && "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
 		{ log "--smp, --mem and --timeout take positive integers"; usage; }
 	local n
@@ -324,13 +338,27 @@ write_ctl() {
 # exist on this kernel, then rewrite tunable_scaling as it is: that stores
 # the new values as the kernel's CPU-count-independent ones, so a CPU going
 # on or offline keeps them scaled instead of resetting them.
+#
+# EEVDF's base slice runs out only at a tick, and the guest's tick is not
+# dilated: a slice shorter than a tick (this host's) still keeps the CPU
+# for the whole tick, so the host's effective quantum is its tick, while
+# the guest's scaled slice ends at the first guest tick after it, far
+# short of the factor times that quantum.  The quantum rule sets the
+# slice half a guest tick short of factor x quantum (never below the
+# scaled slice), so that the tick ending it is the one at factor x quantum.
 calibrate_sh() {
-	echo "export COSCHED_DILATION=$(shq "$DILATION") COSCHED_MODPARAMS=$(shq "$MODPARAMS")"
+	echo "export COSCHED_DILATION=$(shq "$DILATION") COSCHED_MODPARAMS=$(shq "$MODPARAMS")" \
+		"COSCHED_HOST_QUANTUM_MS=$(shq "$HOST_QUANTUM_MS")"
+	echo "slice_rule=$(shq "$SLICE_RULE") tick_ns=$(shq "$GUEST_TICK_NS")"
 	cat <<'EOF'
 d=/sys/kernel/debug/sched n=0
 for f in base_slice_ns latency_ns min_granularity_ns wakeup_granularity_ns; do
 	[ -e $d/$f ] || continue
-	v=$(awk -v x="$COSCHED_DILATION" '{ printf "%.0f", $1 * x }' $d/$f) && echo "$v" >$d/$f ||
+	q=0
+	[ $f = base_slice_ns ] && [ "$slice_rule" = quantum ] && q=$COSCHED_HOST_QUANTUM_MS
+	v=$(awk -v x="$COSCHED_DILATION" -v q="$q" -v t="$tick_ns" '{
+		v = $1 * x; w = q * 1e6 * x - t / 2
+		printf "%.0f", (w > v ? w : v) }' $d/$f) && echo "$v" >$d/$f ||
 		{ echo "vmrun: --calibrated: cannot scale $d/$f" >&2; exit 1; }
 	n=$((n + 1))
 done
@@ -528,6 +556,10 @@ main() {
 			${COSCHED_DILATION:+--dilation "$COSCHED_DILATION"}) || die "--calibrated: no factor for $rel"
 		DILATION=$(sed -n 's/^COSCHED_DILATION=//p' <<<"$f")
 		MODPARAMS=$(sed -n 's/^COSCHED_MODPARAMS=//p' <<<"$f")
+		HOST_QUANTUM_MS=$(sed -n 's/^COSCHED_HOST_QUANTUM_MS=//p' <<<"$f")
+		GUEST_TICK_NS=$(awk -F= '$1 == "CONFIG_HZ" && $2 > 0 { print int(1e9 / $2); f = 1 }
+			END { exit !f }' "$kdir/boot/config-$rel") || die "--calibrated: no CONFIG_HZ in $kdir/boot/config-$rel"
+		[[ -n "$HOST_QUANTUM_MS" ]] || die "--calibrated: bench/calibrate gave no host quantum"
 	fi
 
 	trap 'on_signal INT' INT
