@@ -11,18 +11,22 @@
  * repeat to warm up) and printed as one line:
  *   <row> <unit> <median> <q1> <q3> <min> <max> <repeats>
  * The scheduler rows are the exception: wall time, not work (quantum_row,
- * wake_row).
+ * wake_row), stretched by $COSCHED_DILATION when it is set.
  * Nothing else runs meanwhile: the caller holds the guest lock.
  *
- * usage: calibrate [-r repeats] [-s scale] [-q]
- *   -s divides every batch; -q measures the scheduler rows only
+ * usage: calibrate [-r repeats] [-s scale] [-q | -Q]
+ *   -s divides every batch; -q measures the scheduler rows only, -Q the
+ *   quantum row only
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +36,7 @@
 #define MAX_REPEATS 1000
 
 static int repeats = 11, scale = 1;
+static double dilation = 1.0;	/* $COSCHED_DILATION: the scheduler rows' time scale */
 static int cpu_a, cpu_b = -1;	/* the first two CPUs we may run on */
 static volatile uint64_t sink;	/* keeps the compute loops' results alive */
 
@@ -154,6 +159,16 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One row from its -r values: median, quartiles, extremes (sorts @t). */
+static void print_row(const char *name, const char *unit, double *t)
+{
+	qsort(t, (size_t)repeats, sizeof(t[0]), cmp_double);
+	printf("%s %s %.4f %.4f %.4f %.4f %.4f %d\n", name, unit,
+	       t[repeats / 2], t[repeats / 4], t[(3 * repeats) / 4],
+	       t[0], t[repeats - 1], repeats);
+	fflush(stdout);
+}
+
 /* Time @fn(@n) -r times; print the time per unit of n (@unit: ns/.., us/..). */
 static void row(const char *name, const char *unit, void (*fn)(long), long n)
 {
@@ -170,38 +185,64 @@ static void row(const char *name, const char *unit, void (*fn)(long), long n)
 		fn(n);
 		t[i] = (double)(now_ns() - t0) / (double)n / div;
 	}
-	qsort(t, (size_t)repeats, sizeof(t[0]), cmp_double);
-	printf("%s %s %.4f %.4f %.4f %.4f %.4f %d\n", name, unit,
-	       t[repeats / 2], t[repeats / 4], t[(3 * repeats) / 4],
-	       t[0], t[repeats - 1], repeats);
-	fflush(stdout);
+	print_row(name, unit, t);
+}
+
+/*
+ * A CPU hog on our CPU (inherited affinity) for the scheduler rows; it
+ * dies with us, however we end.
+ */
+static pid_t start_hog(void)
+{
+	pid_t parent = getpid(), hog = fork();
+
+	if (hog < 0) {
+		perror("calibrate: fork");
+		exit(1);
+	}
+	if (!hog) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		for (;;)
+			sink++;
+	}
+	return hog;
+}
+
+static void stop_hog(pid_t hog)
+{
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
 }
 
 /*
  * The scheduler's effective quantum: how long a task that never sleeps
- * keeps its CPU while another such task waits for it.  A slice runs out
- * only at a tick, so this is what slice and tick make together (a host
- * whose slice is shorter than its tick gives the tick).  A spinning child
+ * keeps its CPU while another such task waits for it.  A slice that runs
+ * out is noticed at the next tick (or the next wake-up on that CPU), so
+ * with nothing else on the CPU this is what slice and tick make together
+ * (a host whose slice is shorter than its tick gives the tick).  A hog
  * shares our CPU; we spin reading the clock, and a gap of more than
- * QUANTUM_GAP_NS between two reads is the child's turn.  Each repeat is
- * the median length of our runs within QUANTUM_WINDOW_NS, the first
- * (begun before the window) left out.
+ * QUANTUM_GAP_NS (times the dilation: an interrupt in a guest is slower)
+ * between two reads is the hog's turn.  Each repeat is the median length
+ * of our runs within QUANTUM_WINDOW_NS, the first (begun before the
+ * window) left out.
  */
-#define QUANTUM_GAP_NS 200000ull
+#define QUANTUM_GAP_NS 200000.0
 #define QUANTUM_WINDOW_NS 400000000ull
 #define QUANTUM_MAX_RUNS 4096
 
 static double median_run_ms(void)
 {
 	static double runs[QUANTUM_MAX_RUNS];
-	uint64_t start = 0, last, t, end;
+	uint64_t start = 0, last, t, end, gap = (uint64_t)(QUANTUM_GAP_NS * dilation);
 	int n = -1;
 
 	last = now_ns();
 	end = last + QUANTUM_WINDOW_NS;
 	while (last < end && n < QUANTUM_MAX_RUNS) {
 		t = now_ns();
-		if (t - last > QUANTUM_GAP_NS) {
+		if (t - last > gap) {
 			if (n >= 0)
 				runs[n] = (double)(last - start) / 1e6;
 			n++;
@@ -218,98 +259,97 @@ static double median_run_ms(void)
 static void quantum_row(void)
 {
 	double t[MAX_REPEATS];
-	pid_t spinner;
+	pid_t hog = start_hog();
 	int i;
 
-	spinner = fork();
-	if (spinner < 0) {
-		perror("calibrate: fork");
-		exit(1);
-	}
-	if (!spinner) {
-		for (;;)	/* inherits our CPU: the other task on it */
-			sink++;
-	}
 	median_run_ms();	/* warm up: let both settle on the CPU */
 	for (i = 0; i < repeats; i++) {
 		t[i] = median_run_ms();
 		if (t[i] < 0)
 			break;
 	}
-	kill(spinner, SIGKILL);
-	waitpid(spinner, NULL, 0);
+	stop_hog(hog);
 	if (i < repeats) {
 		fprintf(stderr, "calibrate: quantum: the CPU was never taken from us within %llu ms\n",
 			QUANTUM_WINDOW_NS / 1000000);
 		exit(1);
 	}
-	qsort(t, (size_t)repeats, sizeof(t[0]), cmp_double);
-	printf("quantum ms/run %.4f %.4f %.4f %.4f %.4f %d\n",
-	       t[repeats / 2], t[repeats / 4], t[(3 * repeats) / 4],
-	       t[0], t[repeats - 1], repeats);
-	fflush(stdout);
+	print_row("quantum", "ms/run", t);
 }
 
 /*
- * How long a task that wakes up waits for its CPU while a CPU hog runs
- * there: a sleeper on the hog's CPU sleeps a varied time (0.5-8 ms, times
- * $COSCHED_DILATION in a calibrated guest, so that it wakes at the same
- * points of the hog's quantum as natively) and takes now - the time its
- * sleep was due.  Each repeat is the mean over WAKES_PER_REPEAT wake-ups;
- * it shows the slice's protection of a running task against a wakee.
+ * How late a task sharing its CPU with a hog runs after its sleep was
+ * due: it sleeps a varied time (0.5-8 ms, times the dilation, so that it
+ * wakes at the same points of the hog's quantum as natively) and takes
+ * now - the time the sleep was due.  With @spin_ns 0 it runs a few
+ * microseconds between sleeps, is owed CPU time and may preempt the hog
+ * at once; with @spin_ns (times the dilation) it has used its share first,
+ * so whether it preempts depends on the slice's protection of the hog.
+ * Timer slack is 1 ns (the default 50 us is not dilated).  Each repeat is
+ * the mean over WAKES_PER_REPEAT wake-ups.
  */
 #define WAKES_PER_REPEAT 50
 
-static double mean_wake_ms(double dilation, uint64_t *rng)
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static double mean_wake_ms(uint64_t spin_ns, uint64_t *rng)
 {
 	struct timespec ts;
-	uint64_t due, sum = 0, ns;
-	int i;
+	uint64_t due, sum = 0, until;
+	int i, err;
 
 	for (i = 0; i < WAKES_PER_REPEAT; i++) {
-		*rng ^= *rng << 13;
-		*rng ^= *rng >> 7;
-		*rng ^= *rng << 17;
-		ns = (uint64_t)((500000.0 + (double)(*rng % 7500000)) * dilation);
-		due = now_ns() + ns;
+		until = now_ns() + (uint64_t)((double)spin_ns * dilation);
+		while (now_ns() < until)
+			sink++;
+		due = now_ns() + (uint64_t)((500000.0 + (double)(xorshift(rng) % 7500000)) * dilation);
 		ts.tv_sec = (time_t)(due / 1000000000ull);
 		ts.tv_nsec = (long)(due % 1000000000ull);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
 			;
+		if (err)
+			return -err;
 		sum += now_ns() - due;
 	}
 	return (double)sum / WAKES_PER_REPEAT / 1e6;
 }
 
-static void wake_row(void)
+static void wake_row(const char *name, uint64_t spin_ns)
 {
-	const char *env = getenv("COSCHED_DILATION");
-	double t[MAX_REPEATS], dilation = env ? atof(env) : 1.0;
+	double t[MAX_REPEATS];
 	uint64_t rng = 0x2545f4914f6cdd1dull;
 	pid_t hog;
 	int i;
 
-	if (dilation <= 0)
-		dilation = 1.0;
-	hog = fork();
-	if (hog < 0) {
-		perror("calibrate: fork");
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	hog = start_hog();
+	for (i = -1; i < repeats; i++) {	/* -1: warm up */
+		t[i < 0 ? 0 : i] = mean_wake_ms(spin_ns, &rng);
+		if (t[i < 0 ? 0 : i] < 0)
+			break;
+	}
+	stop_hog(hog);
+	if (i < repeats) {
+		fprintf(stderr, "calibrate: %s: clock_nanosleep: %s\n", name,
+			strerror((int)-t[i < 0 ? 0 : i]));
 		exit(1);
 	}
-	if (!hog) {
-		for (;;)	/* inherits our CPU */
-			sink++;
-	}
-	mean_wake_ms(dilation, &rng);	/* warm up */
-	for (i = 0; i < repeats; i++)
-		t[i] = mean_wake_ms(dilation, &rng);
-	kill(hog, SIGKILL);
-	waitpid(hog, NULL, 0);
-	qsort(t, (size_t)repeats, sizeof(t[0]), cmp_double);
-	printf("wake-behind-hog ms/wake %.4f %.4f %.4f %.4f %.4f %d\n",
-	       t[repeats / 2], t[repeats / 4], t[(3 * repeats) / 4],
-	       t[0], t[repeats - 1], repeats);
-	fflush(stdout);
+	print_row(name, "ms/wake", t);
+}
+
+static void sched_rows(int quantum_only)
+{
+	quantum_row();
+	if (quantum_only)
+		return;
+	wake_row("wake-behind-hog", 0);
+	wake_row("wake-after-spin", 2000000);
 }
 
 static void pipe_row(const char *name, int cpu, long n)
@@ -322,12 +362,28 @@ static void pipe_row(const char *name, int cpu, long n)
 	pipe_stop();
 }
 
+/* $COSCHED_DILATION, if set: a positive factor up to 1000, else refused. */
+static int read_dilation(void)
+{
+	const char *env = getenv("COSCHED_DILATION");
+	char *end;
+
+	if (!env || !*env)
+		return 0;
+	dilation = strtod(env, &end);
+	if (*end || !(dilation > 0 && dilation <= 1000)) {
+		fprintf(stderr, "calibrate: COSCHED_DILATION=%s is not a factor in (0, 1000]\n", env);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	cpu_set_t set;
-	int opt, c, sched_only = 0;
+	int opt, c, sched = 0;
 
-	while ((opt = getopt(argc, argv, "r:s:q")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:qQ")) != -1) {
 		switch (opt) {
 		case 'r':
 			repeats = atoi(optarg);
@@ -336,10 +392,13 @@ int main(int argc, char **argv)
 			scale = atoi(optarg);
 			break;
 		case 'q':
-			sched_only = 1;
+			sched = 1;
+			break;
+		case 'Q':
+			sched = 2;
 			break;
 		default:
-			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale] [-q]\n");
+			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale] [-q | -Q]\n");
 			return 2;
 		}
 	}
@@ -347,6 +406,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "calibrate: -r 3-%d, -s >= 1\n", MAX_REPEATS);
 		return 2;
 	}
+	if (read_dilation())
+		return 2;
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 1;
 	cpu_a = -1;
@@ -362,9 +423,8 @@ int main(int argc, char **argv)
 		perror("calibrate: pin");
 		return 1;
 	}
-	if (sched_only) {
-		quantum_row();
-		wake_row();
+	if (sched) {
+		sched_rows(sched == 2);
 		return 0;
 	}
 	/* Batches of about 10-30 ms natively on this machine kind. */
@@ -376,7 +436,6 @@ int main(int argc, char **argv)
 	pipe_row("pipe-same-cpu", cpu_a, 2000);
 	if (cpu_b >= 0)
 		pipe_row("pipe-cross-cpu", cpu_b, 300);
-	quantum_row();
-	wake_row();
+	sched_rows(0);
 	return 0;
 }

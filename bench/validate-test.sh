@@ -203,6 +203,25 @@ if [ "$st" = 1 ] && printf '%s' "$out" | grep -q 'not in a calibrated guest'; th
 else
 	nok "--in-guest without COSCHED_DILATION refused (status $st: $out)"
 fi
+# --slice-rule reaches vmrun.sh (default quantum); a rule that is none is refused.
+if python3 - <<'PY'
+import argparse, sys
+sys.path.insert(0, "bench")
+from runner import grains
+for given, want in (([], "quantum"), (["--slice-rule", "scale"], "scale")):
+    p = argparse.ArgumentParser(add_help=False)
+    grains.add_options(p, "100", 60)
+    o = p.parse_args(given)
+    cmd = grains.guest_command(".", "6.12", o, "/tmp/x", "bench/validate", [])
+    assert cmd[cmd.index("--slice-rule") + 1] == want, cmd
+PY
+then
+	ok "--slice-rule passed to vmrun.sh (quantum by default)"
+else
+	nok "--slice-rule passed to vmrun.sh"
+fi
+bench/validate -o "$t" --slice-rule tick 6.12 >/dev/null 2>&1
+[ $? = 2 ] && ok "--slice-rule tick refused (status 2)" || nok "--slice-rule tick refused (status 2)"
 bench/validate -o "$t/empty" table >/dev/null 2>&1
 [ $? = 1 ] && ok "table of an empty directory: status 1" ||
 	nok "table of an empty directory: status 1"

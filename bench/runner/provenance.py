@@ -135,6 +135,11 @@ def config(opts, root, nodes, mpi):
     if getattr(opts, "slurm", False):
         # Only when set: directories made before --slurm existed still match.
         options["slurm"] = slurm_config()
+    # How a calibrated guest set its slice: recorded, not compared (the
+    # slice itself is, in testbed; the host's quantum is a measurement).
+    for name in ("COSCHED_SLICE_RULE", "COSCHED_HOST_QUANTUM_MS"):
+        if os.environ.get(name):
+            src[name.lower().replace("cosched_", "")] = os.environ[name]
     return {"options": options, "testbed": testbed(),
             "sources": src["fingerprint"]}, src
 

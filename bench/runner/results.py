@@ -115,11 +115,16 @@ class Results:
                     stale[d] = stale.get(d, 0) + 1
         if stale:
             lines = "\n".join(f"  {d} ({n} cells)" for d, n in sorted(stale.items()))
+            hint = ""
+            if any("base_slice_ns" in d for d in stale):
+                hint = ("  (Since fbf6fcb vmrun.sh --calibrated sets EEVDF's slice "
+                        "from the host's quantum; --slice-rule scale gives the "
+                        "slice of the runs before.)")
             raise BenchError(
                 f"{self.dir} holds cells of another configuration:\n{lines}\n"
                 "Its results would not be comparable with this run's.  Run the "
                 "configuration that made them (its commit is in each cells/*.json), "
-                "or give another results directory (-o, or make's MIX_OUT).")
+                f"or give another results directory (-o, or make's MIX_OUT).{hint}")
         self.config = config
         self.provenance = provenance
 

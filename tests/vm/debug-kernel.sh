@@ -158,6 +158,7 @@ install_image() {
 	tmp=$(mktemp -d "$KCACHE/.debug.XXXXXX")
 	mkdir -p "$tmp/boot"
 	cp "$TREE/arch/x86/boot/bzImage" "$tmp/boot/vmlinuz-$rel"
+	cp "$TREE/.config" "$tmp/boot/config-$rel"
 	# Stripped modules: a fraction of the size, still with their BTF.
 	(cd "$TREE" && make -s INSTALL_MOD_PATH="$tmp" INSTALL_MOD_STRIP=1 DEPMOD=true modules_install) \
 		>"$DIR/install.log" 2>&1 || { rm -rf "$tmp"; die "modules_install failed, see $DIR/install.log"; }

@@ -7,8 +7,8 @@
 # (repo visible, uname -r, module loading, results share, lo up, nproc, env,
 # stdout/stderr kept apart), one boot checks that CMD's exit status comes
 # back, and one that --calibrated exports the factor and stretches the
-# scheduler's slice (EEVDF: the quantum rule, and one more boot for
-# --slice-rule scale; CFS: scaled). On the first kernel, three more boots check that
+# scheduler's slice (EEVDF: the quantum rule, and two more boots for its
+# floor and --slice-rule scale; CFS: scaled). On the first kernel, three more boots check that
 # a kernel WARNING fails the run (exit 3), that --timeout kills the guest (exit 124), and that
 # a guest hung on purpose has every task's stack printed before the kill.
 # Prints "ok N - ..." / "not ok N - ..." lines and "N passed, N failed".
@@ -73,11 +73,14 @@ summary_ok() {
 	[[ "$line" =~ ^vmrun:\ (.*)\ smp=2\ exit=0\ in\ [0-9.]+s$ && "${BASH_REMATCH[1]}" == "$2" ]]
 }
 
+# exited_saying <status> <expected> <pattern> <file>
+exited_saying() { [[ "$1" -eq "$2" ]] && grep -q "$3" "$4"; }
+
 # fact <file> <key>: the value the guest printed for key.
 fact() { sed -n "s/^$2=//p" "$1" | head -n1; }
 
 test_kernel() {
-	local k=$1 rel dir status out err token slice scaled
+	local k=$1 rel dir status out err token slice scaled tick
 	rel=$("$KERNELS" resolve "$k")
 	dir="$TMP/$k"
 	mkdir -p "$dir/out"
@@ -112,7 +115,7 @@ test_kernel() {
 
 	# A given factor and host quantum, so that nothing is measured here
 	# (bench/calibrate's job).  EEVDF's slice follows the quantum rule:
-	# 2.5 x 4 ms less half of the guest's 4 ms tick; CFS's is scaled.
+	# 2.5 x 4 ms less half a guest tick (its CONFIG_HZ); CFS's is scaled.
 	status=0
 	COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=4 "$VMRUN" --kernel "$k" --calibrated \
 		--timeout 300 -- sh -c "$SLICE" >"$dir/cal.out" 2>&1 || status=$?
@@ -120,18 +123,36 @@ test_kernel() {
 		test "$status:$(fact "$dir/cal.out" dilation)" = 0:2.5 || diag "$dir/cal.out"
 	slice=$(fact "$out" slice)
 	scaled=$(awk -v s="$slice" 'BEGIN { printf "%.0f", s * 2.5 }')
-	if [[ "$(fact "$out" eevdf)" == yes ]]; then
-		check "$k: --calibrated sets the base slice to 2.5 x 4 ms - 2 ms" \
-			test "$(fact "$dir/cal.out" slice)" = 8000000
-		status=0
-		COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=4 "$VMRUN" --kernel "$k" --calibrated \
-			--slice-rule scale --timeout 300 -- sh -c "$SLICE" >"$dir/scale.out" 2>&1 || status=$?
-		check "$k: --slice-rule scale scales the slice ($slice ns) by 2.5" \
-			test "$status:$(fact "$dir/scale.out" slice)" = "0:$scaled" || diag "$dir/scale.out"
-	else
+	if [[ "$(fact "$out" eevdf)" != yes ]]; then
 		check "$k: --calibrated scales the latency ($slice ns) by 2.5" \
-			test "$(fact "$dir/cal.out" slice)" = "$scaled"
+			test "$(fact "$dir/cal.out" slice)" = "$scaled" || diag "$dir/cal.out"
+		return
 	fi
+	tick=$(awk -F= '$1 == "CONFIG_HZ" { print int(1e9 / $2) }' \
+		"$("$KERNELS" image "$rel")/boot/config-$rel")
+	check "$k: --calibrated sets the base slice to 2.5 x 4 ms - half a tick ($tick ns)" \
+		test "$(fact "$dir/cal.out" slice)" = $((10000000 - tick / 2)) || diag "$dir/cal.out"
+	# A host quantum so short that the rule would shorten the slice: the
+	# floor, factor x the guest's own slice.
+	status=0
+	COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=0.5 "$VMRUN" --kernel "$k" --calibrated \
+		--timeout 300 -- sh -c "$SLICE" >"$dir/floor.out" 2>&1 || status=$?
+	check "$k: the quantum rule never sets less than 2.5 x the own slice ($slice ns)" \
+		test "$status:$(fact "$dir/floor.out" slice)" = "0:$scaled" || diag "$dir/floor.out"
+	status=0
+	COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=4 "$VMRUN" --kernel "$k" --calibrated \
+		--slice-rule scale --timeout 300 -- sh -c "$SLICE" >"$dir/scale.out" 2>&1 || status=$?
+	check "$k: --slice-rule scale scales the slice ($slice ns) by 2.5" \
+		test "$status:$(fact "$dir/scale.out" slice)" = "0:$scaled" || diag "$dir/scale.out"
+	# Refused before a guest boots: a rule or a host quantum that is no such thing.
+	status=0
+	"$VMRUN" --kernel "$k" --calibrated --slice-rule tick -- true >"$dir/badrule.out" 2>&1 || status=$?
+	check "$k: --slice-rule tick is refused (exit 2)" test "$status" -eq 2 || diag "$dir/badrule.out"
+	status=0
+	COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=0 "$VMRUN" --kernel "$k" --calibrated \
+		-- true >"$dir/badq.out" 2>&1 || status=$?
+	check "$k: COSCHED_HOST_QUANTUM_MS=0 is refused (exit 1)" \
+		exited_saying "$status" 1 "quantum: a positive number" "$dir/badq.out" || diag "$dir/badq.out"
 }
 
 # Failure paths, on one kernel only: they test vmrun.sh, not the kernel.

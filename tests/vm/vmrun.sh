@@ -339,23 +339,28 @@ write_ctl() {
 # the new values as the kernel's CPU-count-independent ones, so a CPU going
 # on or offline keeps them scaled instead of resetting them.
 #
-# EEVDF's base slice runs out only at a tick, and the guest's tick is not
-# dilated: a slice shorter than a tick (this host's) still keeps the CPU
-# for the whole tick, so the host's effective quantum is its tick, while
+# That EEVDF's base slice has run out is noticed at the next tick (or
+# wake-up on that CPU), and the guest's tick is not dilated: a slice
+# shorter than a tick (this host's) keeps a CPU hog on the CPU for the
+# whole tick, so the host's effective quantum is its tick, while
 # the guest's scaled slice ends at the first guest tick after it, far
 # short of the factor times that quantum.  The quantum rule sets the
 # slice half a guest tick short of factor x quantum (never below the
 # scaled slice), so that the tick ending it is the one at factor x quantum.
 calibrate_sh() {
 	echo "export COSCHED_DILATION=$(shq "$DILATION") COSCHED_MODPARAMS=$(shq "$MODPARAMS")" \
-		"COSCHED_HOST_QUANTUM_MS=$(shq "$HOST_QUANTUM_MS")"
-	echo "slice_rule=$(shq "$SLICE_RULE") tick_ns=$(shq "$GUEST_TICK_NS")"
+		"COSCHED_HOST_QUANTUM_MS=$(shq "$HOST_QUANTUM_MS") COSCHED_SLICE_RULE=$(shq "$SLICE_RULE")"
+	echo "tick_ns=$(shq "$GUEST_TICK_NS")"
 	cat <<'EOF'
 d=/sys/kernel/debug/sched n=0
 for f in base_slice_ns latency_ns min_granularity_ns wakeup_granularity_ns; do
 	[ -e $d/$f ] || continue
 	q=0
-	[ $f = base_slice_ns ] && [ "$slice_rule" = quantum ] && q=$COSCHED_HOST_QUANTUM_MS
+	if [ $f = base_slice_ns ] && [ "$COSCHED_SLICE_RULE" = quantum ]; then
+		[ -n "$tick_ns" ] ||
+			{ echo "vmrun: --calibrated: no CONFIG_HZ for $(uname -r): try --slice-rule scale" >&2; exit 1; }
+		q=$COSCHED_HOST_QUANTUM_MS
+	fi
 	v=$(awk -v x="$COSCHED_DILATION" -v q="$q" -v t="$tick_ns" '{
 		v = $1 * x; w = q * 1e6 * x - t / 2
 		printf "%.0f", (w > v ? w : v) }' $d/$f) && echo "$v" >$d/$f ||
@@ -557,9 +562,12 @@ main() {
 		DILATION=$(sed -n 's/^COSCHED_DILATION=//p' <<<"$f")
 		MODPARAMS=$(sed -n 's/^COSCHED_MODPARAMS=//p' <<<"$f")
 		HOST_QUANTUM_MS=$(sed -n 's/^COSCHED_HOST_QUANTUM_MS=//p' <<<"$f")
-		GUEST_TICK_NS=$(awk -F= '$1 == "CONFIG_HZ" && $2 > 0 { print int(1e9 / $2); f = 1 }
-			END { exit !f }' "$kdir/boot/config-$rel") || die "--calibrated: no CONFIG_HZ in $kdir/boot/config-$rel"
-		[[ -n "$HOST_QUANTUM_MS" ]] || die "--calibrated: bench/calibrate gave no host quantum"
+		[[ -n "$DILATION" && -n "$HOST_QUANTUM_MS" ]] ||
+			die "--calibrated: bench/calibrate gave no factor or no host quantum"
+		# Empty if the kernel's config is not there: then the guest
+		# refuses the quantum rule (only EEVDF needs the tick).
+		GUEST_TICK_NS=$(cat "$kdir/boot/config-$rel" "$kdir/lib/modules/$rel/build/.config" 2>/dev/null |
+			awk -F= '$1 == "CONFIG_HZ" && $2 > 0 { print int(1e9 / $2); exit }')
 	fi
 
 	trap 'on_signal INT' INT
