@@ -73,6 +73,15 @@ summary_ok() {
 	[[ "$line" =~ ^vmrun:\ (.*)\ smp=2\ exit=0\ in\ [0-9.]+s$ && "${BASH_REMATCH[1]}" == "$2" ]]
 }
 
+# slice_from_measured <status> <file>: exit 0, a factor and a quantum
+# exported, and the slice is factor x quantum - half a tick (within 1 us:
+# the guest rounds) -- at any factor above 1 more than 2.5 x 4 - 2 ms.
+slice_from_measured() {
+	[[ "$1" -eq 0 ]] || return 1
+	awk -F= -v t="$tick" '$1 == "slice" { s = $2 } $1 == "dilation" { d = $2 } $1 == "quantum" { q = $2 }
+		END { w = d * q * 1e6 - t / 2; exit !(d > 1 && q > 0 && s - w < 1000 && w - s < 1000) }' "$2"
+}
+
 # exited_saying <status> <expected> <pattern> <file>
 exited_saying() { [[ "$1" -eq "$2" ]] && grep -q "$3" "$4"; }
 
@@ -144,6 +153,14 @@ test_kernel() {
 		--slice-rule scale --timeout 300 -- sh -c "$SLICE" >"$dir/scale.out" 2>&1 || status=$?
 	check "$k: --slice-rule scale scales the slice ($slice ns) by 2.5" \
 		test "$status:$(fact "$dir/scale.out" slice)" = "0:$scaled" || diag "$dir/scale.out"
+	# No factor given: bench/calibrate measures (or takes its cache), the
+	# host's quantum too, as for `make demo` on a fresh machine.
+	status=0
+	env -u COSCHED_DILATION -u COSCHED_HOST_QUANTUM_MS "$VMRUN" --kernel "$k" --calibrated \
+		--timeout 300 -- sh -c "$SLICE; echo quantum=\$COSCHED_HOST_QUANTUM_MS" \
+		>"$dir/measured.out" 2>&1 || status=$?
+	check "$k: --calibrated with a measured factor and quantum: slice above 2.5 x 4 ms - 2 ms" \
+		slice_from_measured "$status" "$dir/measured.out" || diag "$dir/measured.out"
 	# Refused before a guest boots: a rule or a host quantum that is no such thing.
 	status=0
 	"$VMRUN" --kernel "$k" --calibrated --slice-rule tick -- true >"$dir/badrule.out" 2>&1 || status=$?

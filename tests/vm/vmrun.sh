@@ -566,8 +566,11 @@ main() {
 			die "--calibrated: bench/calibrate gave no factor or no host quantum"
 		# Empty if the kernel's config is not there: then the guest
 		# refuses the quantum rule (only EEVDF needs the tick).
-		GUEST_TICK_NS=$(cat "$kdir/boot/config-$rel" "$kdir/lib/modules/$rel/build/.config" 2>/dev/null |
-			awk -F= '$1 == "CONFIG_HZ" && $2 > 0 { print int(1e9 / $2); exit }')
+		for f in "$kdir/boot/config-$rel" "$kdir/lib/modules/$rel/build/.config"; do
+			[[ -r "$f" ]] || continue
+			GUEST_TICK_NS=$(awk -F= '$1 == "CONFIG_HZ" && $2 > 0 { print int(1e9 / $2) }' "$f")
+			[[ -n "$GUEST_TICK_NS" ]] && break
+		done
 	fi
 
 	trap 'on_signal INT' INT
