@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -190,11 +191,26 @@ static void row(const char *name, const char *unit, void (*fn)(long), long n)
 
 /*
  * A CPU hog on our CPU (inherited affinity) for the scheduler rows; it
- * dies with us, however we end.
+ * dies with us, however we end.  It counts its loops in @hog_loops,
+ * shared with us, so that a gap in our run can be told apart: the hog's
+ * turn if the count moved, an interrupt (a tick under TCG can take
+ * longer than any fixed threshold) if not.
  */
+static volatile uint64_t *hog_loops;
+
 static pid_t start_hog(void)
 {
-	pid_t parent = getpid(), hog = fork();
+	pid_t parent = getpid(), hog;
+
+	if (!hog_loops) {
+		hog_loops = mmap(NULL, sizeof(*hog_loops), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (hog_loops == MAP_FAILED) {
+			perror("calibrate: mmap");
+			exit(1);
+		}
+	}
+	hog = fork();
 
 	if (hog < 0) {
 		perror("calibrate: fork");
@@ -205,7 +221,7 @@ static pid_t start_hog(void)
 		if (getppid() != parent)
 			_exit(0);
 		for (;;)
-			sink++;
+			(*hog_loops)++;
 	}
 	return hog;
 }
@@ -223,8 +239,8 @@ static void stop_hog(pid_t hog)
  * with nothing else on the CPU this is what slice and tick make together
  * (a host whose slice is shorter than its tick gives the tick).  A hog
  * shares our CPU; we spin reading the clock, and a gap of more than
- * QUANTUM_GAP_NS (times the dilation: an interrupt in a guest is slower)
- * between two reads is the hog's turn.  Each repeat is the median length
+ * QUANTUM_GAP_NS (times the dilation) between two reads during which the
+ * hog's count moved is the hog's turn.  Each repeat is the median length
  * of our runs within QUANTUM_WINDOW_NS, the first (begun before the
  * window) left out.
  */
@@ -236,17 +252,19 @@ static double median_run_ms(void)
 {
 	static double runs[QUANTUM_MAX_RUNS];
 	uint64_t start = 0, last, t, end, gap = (uint64_t)(QUANTUM_GAP_NS * dilation);
+	uint64_t seen = *hog_loops, now;
 	int n = -1;
 
 	last = now_ns();
 	end = last + QUANTUM_WINDOW_NS;
 	while (last < end && n < QUANTUM_MAX_RUNS) {
 		t = now_ns();
-		if (t - last > gap) {
+		if (t - last > gap && (now = *hog_loops) != seen) {
 			if (n >= 0)
 				runs[n] = (double)(last - start) / 1e6;
 			n++;
 			start = t;
+			seen = now;
 		}
 		last = t;
 	}
@@ -362,7 +380,7 @@ static void pipe_row(const char *name, int cpu, long n)
 	pipe_stop();
 }
 
-/* $COSCHED_DILATION, if set: a positive factor up to 1000, else refused. */
+/* $COSCHED_DILATION, if set: a factor in [0.01, 1000], else refused. */
 static int read_dilation(void)
 {
 	const char *env = getenv("COSCHED_DILATION");
@@ -371,8 +389,8 @@ static int read_dilation(void)
 	if (!env || !*env)
 		return 0;
 	dilation = strtod(env, &end);
-	if (*end || !(dilation > 0 && dilation <= 1000)) {
-		fprintf(stderr, "calibrate: COSCHED_DILATION=%s is not a factor in (0, 1000]\n", env);
+	if (*end || !(dilation >= 0.01 && dilation <= 1000)) {
+		fprintf(stderr, "calibrate: COSCHED_DILATION=%s is not a factor in [0.01, 1000]\n", env);
 		return -1;
 	}
 	return 0;

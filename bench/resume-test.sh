@@ -208,6 +208,24 @@ else
 	nok "lost standalone run: $(tr '\n' '|' <"$t/runs.log")"
 	sed 's/^/#   /' "$t/outl3" | tail -n 3
 fi
+# A calibrated guest's slice rule and host quantum: in each cell's
+# provenance, not in its compared config (another quantum still resumes).
+COSCHED_SLICE_RULE=quantum COSCHED_HOST_QUANTUM_MS=3.98 \
+	bench/run-mix -o "$t/rule" -p busy-poll -r 1 -t 1 12 >/dev/null 2>&1
+COSCHED_SLICE_RULE=quantum COSCHED_HOST_QUANTUM_MS=3.97 \
+	bench/run-mix -o "$t/rule" -p busy-poll -r 2 -t 1 12 >"$t/rule.out" 2>&1
+st=$?
+if [ $st = 0 ] && python3 - "$t/rule/cells" <<'PY'
+import glob, json, sys
+p = [json.load(open(f))["provenance"] for f in sorted(glob.glob(sys.argv[1] + "/mix12_*.json"))]
+assert [(x["slice_rule"], x["host_quantum_ms"]) for x in p] == [("quantum", "3.98"), ("quantum", "3.97")], p
+PY
+then
+	ok "slice rule and host quantum recorded per cell, a new quantum resumes"
+else
+	nok "slice rule in provenance (status $st)"
+	tail -n 3 "$t/rule.out" | sed 's/^/#   /'
+fi
 bench/run-mix --gang-slice 0 -p gang -o "$t/bad2" 12 >/dev/null 2>&1
 [ $? = 2 ] && ok "--gang-slice 0 refused (status 2)" || nok "--gang-slice 0 refused (status 2)"
 tap_end

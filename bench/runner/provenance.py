@@ -29,6 +29,8 @@ SCHED_FILES = [f"{DEBUG_SCHED}/{n}" for n in
                ("base_slice_ns", "latency_ns", "min_granularity_ns",
                 "wakeup_granularity_ns", "migration_cost_ns", "nr_migrate")]
 COSCHED_SYS = "/sys/kernel/cosched"
+# $COSCHED_<KEY> of a calibrated guest, kept in each cell's provenance.
+RECORDED_ENV = ("slice_rule", "host_quantum_ms")
 
 
 def _git(root, *args):
@@ -137,9 +139,9 @@ def config(opts, root, nodes, mpi):
         options["slurm"] = slurm_config()
     # How a calibrated guest set its slice: recorded, not compared (the
     # slice itself is, in testbed; the host's quantum is a measurement).
-    for name in ("COSCHED_SLICE_RULE", "COSCHED_HOST_QUANTUM_MS"):
-        if os.environ.get(name):
-            src[name.lower().replace("cosched_", "")] = os.environ[name]
+    for key in RECORDED_ENV:
+        if os.environ.get(f"COSCHED_{key.upper()}"):
+            src[key] = os.environ[f"COSCHED_{key.upper()}"]
     return {"options": options, "testbed": testbed(),
             "sources": src["fingerprint"]}, src
 

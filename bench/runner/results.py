@@ -117,9 +117,11 @@ class Results:
             lines = "\n".join(f"  {d} ({n} cells)" for d, n in sorted(stale.items()))
             hint = ""
             if any("base_slice_ns" in d for d in stale):
-                hint = ("  (Since fbf6fcb vmrun.sh --calibrated sets EEVDF's slice "
-                        "from the host's quantum; --slice-rule scale gives the "
-                        "slice of the runs before.)")
+                hint = ("  (A new factor changes the slice; so did fbf6fcb, since "
+                        "which vmrun.sh --calibrated sets EEVDF's slice from the "
+                        "host's quantum: for cells made before it, --slice-rule "
+                        "scale, or MIX_VMRUN_ARGS=\"--calibrated --slice-rule "
+                        "scale\", gives their slice.)")
             raise BenchError(
                 f"{self.dir} holds cells of another configuration:\n{lines}\n"
                 "Its results would not be comparable with this run's.  Run the "

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The scheduler rows of bench/calibrate.c (quantum, wake-behind-hog) on
-# this host and in a 6.12 guest: as it boots, calibrated with the quantum
-# rule, calibrated with --slice-rule scale; the 6.1 guest calibrated.
+# The scheduler rows of bench/calibrate.c (quantum, wake-behind-hog,
+# wake-after-spin) on this host and in a 6.12 guest: as it boots,
+# calibrated with the quantum rule, calibrated with --slice-rule scale;
+# the 6.1 guest calibrated and as it boots.
 # Run from the repository root after `make bench`; writes into $1
 # (default: this script's directory).
 set -eu
@@ -9,13 +10,14 @@ out=${1:-$(dirname "$0")}
 probe=build/bench/calibrate
 vm() { flock /tmp/cosched-guest.lock tests/vm/vmrun.sh --smp 2 --timeout 600 "$@"; }
 # In the guest: the slice constant as set, then the rows.
+# shellcheck disable=SC2016 # expanded in the guest
 rows='mount -t debugfs none /sys/kernel/debug 2>/dev/null
 d=/sys/kernel/debug/sched
 echo "# slice $(cat $d/base_slice_ns 2>/dev/null || cat $d/latency_ns) ns, dilation ${COSCHED_DILATION:-none}, host quantum ${COSCHED_HOST_QUANTUM_MS:-none} ms"
 exec build/bench/calibrate -q -r 11'
 {
 	echo "# host $(uname -r), commit $(git rev-parse --short HEAD), $(date -u '+%F %H:%M UTC')"
-	flock /tmp/cosched-guest.lock "$probe" -q -r 11
+	flock /tmp/cosched-guest.lock env -u COSCHED_DILATION "$probe" -q -r 11
 } >"$out/native.txt"
 vm --kernel 6.12 -- sh -c "$rows" >"$out/6.12-as-booted.txt"
 vm --kernel 6.12 --calibrated -- sh -c "$rows" >"$out/6.12-quantum-rule.txt"
