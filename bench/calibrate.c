@@ -340,22 +340,19 @@ static double mean_wake_ms(uint64_t spin_ns, uint64_t *rng)
 
 static void wake_row(const char *name, uint64_t spin_ns)
 {
-	double t[MAX_REPEATS];
+	double t[MAX_REPEATS], v;
 	uint64_t rng = 0x2545f4914f6cdd1dull;
 	pid_t hog;
 	int i;
 
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	hog = start_hog();
-	for (i = -1; i < repeats; i++) {	/* -1: warm up */
-		t[i < 0 ? 0 : i] = mean_wake_ms(spin_ns, &rng);
-		if (t[i < 0 ? 0 : i] < 0)
-			break;
-	}
+	v = mean_wake_ms(spin_ns, &rng);	/* warm up */
+	for (i = 0; i < repeats && v >= 0; i++)
+		v = t[i] = mean_wake_ms(spin_ns, &rng);
 	stop_hog(hog);
-	if (i < repeats) {
-		fprintf(stderr, "calibrate: %s: clock_nanosleep: %s\n", name,
-			strerror((int)-t[i < 0 ? 0 : i]));
+	if (v < 0) {
+		fprintf(stderr, "calibrate: %s: clock_nanosleep: %s\n", name, strerror((int)-v));
 		exit(1);
 	}
 	print_row(name, "ms/wake", t);

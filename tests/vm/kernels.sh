@@ -8,6 +8,9 @@
 #   kernels.sh image   6.1|6.12|<release>  only download/unpack the image; print
 #                                           the unpacked directory (for vmrun.sh)
 #   kernels.sh kdir    <release>            print the kbuild dir for out-of-tree builds
+#   kernels.sh tick    6.1|6.12|<release>  print its tick in ns (1e9 / CONFIG_HZ, from
+#                                           the image's boot/config, else a debug
+#                                           tree's .config); exit 1 if neither says
 #
 # The ABI number (the "56" in 6.1.0-56) moves whenever Debian publishes a
 # kernel update, so nothing here hard-codes it: the release is read from the
@@ -267,6 +270,16 @@ main() {
 		fi
 		;;
 	kdir) kdir "$(resolve "$2")" ;;
+	tick)
+		rel=$(resolve "$2")
+		local dir f
+		dir=$(main image "$rel")
+		for f in "$dir/boot/config-$rel" "$dir/lib/modules/$rel/build/.config"; do
+			[[ -r "$f" ]] && awk -F= '$1 == "CONFIG_HZ" && $2 > 0 { print int(1e9 / $2); found = 1 }
+				END { exit !found }' "$f" && return 0
+		done
+		return 1
+		;;
 	*) usage ;;
 	esac
 }

@@ -45,18 +45,6 @@ skip() {
 	PASSED=$((PASSED + 1))
 }
 
-# guest_tick_ns <release>: 1e9 / CONFIG_HZ from the kernel's config, as
-# vmrun.sh reads it (the image's boot/config, else a debug tree's .config).
-guest_tick_ns() {
-	local kdir f
-	kdir=$("$KERNELS" image "$1")
-	for f in "$kdir/boot/config-$1" "$kdir/lib/modules/$1/build/.config"; do
-		[[ -r "$f" ]] && awk -F= '$1 == "CONFIG_HZ" { print int(1e9 / $2); found = 1 }
-			END { exit !found }' "$f" && return 0
-	done
-	return 1
-}
-
 # Show the end of a file as TAP diagnostics (after a failure).
 diag() { [[ -f "$1" ]] && tail -n 20 "$1" | sed 's/^/#   /'; return 0; }
 
@@ -160,7 +148,7 @@ test_kernel() {
 			test "$(fact "$dir/cal.out" slice)" = "$scaled" || diag "$dir/cal.out"
 		return
 	fi
-	tick=$(guest_tick_ns "$rel") || tick=
+	tick=$("$KERNELS" tick "$rel") || tick=
 	check "$k: the kernel's config gives its tick" test -n "$tick" || return 0
 	check "$k: --calibrated sets the base slice to 2.5 x 4 ms - half a tick ($tick ns)" \
 		test "$(fact "$dir/cal.out" slice)" = $((10000000 - tick / 2)) || diag "$dir/cal.out"

@@ -566,11 +566,7 @@ main() {
 			die "--calibrated: bench/calibrate gave no factor or no host quantum"
 		# Empty if the kernel's config is not there: then the guest
 		# refuses the quantum rule (only EEVDF needs the tick).
-		for f in "$kdir/boot/config-$rel" "$kdir/lib/modules/$rel/build/.config"; do
-			[[ -r "$f" ]] || continue
-			GUEST_TICK_NS=$(awk -F= '$1 == "CONFIG_HZ" && $2 > 0 { print int(1e9 / $2) }' "$f")
-			[[ -n "$GUEST_TICK_NS" ]] && break
-		done
+		GUEST_TICK_NS=$("$HERE/kernels.sh" tick "$rel") || GUEST_TICK_NS=
 	fi
 
 	trap 'on_signal INT' INT
