@@ -9,9 +9,10 @@
 # back, and one that --calibrated exports the factor and stretches the
 # scheduler's slice (EEVDF: the quantum rule, and three more boots: its
 # floor, --slice-rule scale, and a factor and quantum that bench/calibrate
-# measures, or skipped if it finds the host too busy; CFS: scaled). On the first kernel, three more boots check that
-# a kernel WARNING fails the run (exit 3), that --timeout kills the guest (exit 124), and that
-# a guest hung on purpose has every task's stack printed before the kill.
+# measures, skipped if it finds the host too busy; CFS: scaled).  On the
+# first kernel, three more boots check that a kernel WARNING fails the run
+# (exit 3), that --timeout kills the guest (exit 124), and that a guest
+# hung on purpose has every task's stack printed before the kill.
 # Prints "ok N - ..." / "not ok N - ..." lines and "N passed, N failed".
 set -euo pipefail
 
