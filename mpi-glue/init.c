@@ -261,7 +261,7 @@ static void say_stats(void)
 	cosched_stats(glue.ep, &st);
 	glue_socks_get_stats(&socks);
 	fprintf(stderr,
-		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu module_blocks %llu module_wakeups %llu coll_nb %d plain_calls %llu\n",
+		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu module_blocks %llu module_wakeups %llu coll_nb %d plain_calls %llu missed_wakeups %llu\n",
 		glue.rank, (unsigned long long)glue.job,
 		(unsigned long long)glue.waits,
 		(unsigned long long)glue.cosched_waits,
@@ -274,7 +274,8 @@ static void say_stats(void)
 		(unsigned long long)st.module.arrivals,
 		(unsigned long long)st.module.blocks,
 		(unsigned long long)st.module.wakeups, glue.coll_nb,
-		(unsigned long long)glue.plain_calls);
+		(unsigned long long)glue.plain_calls,
+		(unsigned long long)cosched_missed_wakeups(glue.ep));
 }
 
 /*

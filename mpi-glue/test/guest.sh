@@ -280,7 +280,11 @@ for m in $MPIS; do
 		check $? "$m $p: the module saw $(field_sum "$W/$n.err" module_arrivals) arrivals"
 		case $p in
 		*sb) [ "$(field_sum "$W/$n.err" blocks)" -gt 0 ]
-		     check $? "$m $p: waits blocked ($(field_sum "$W/$n.err" blocks) blocks)" ;;
+		     check $? "$m $p: waits blocked ($(field_sum "$W/$n.err" blocks) blocks)"
+		     # No sleep ran out its timeout with its request
+		     # complete (cosched_missed_wakeups(3)).
+		     [ "$(field_sum "$W/$n.err" missed_wakeups)" = 0 ]
+		     check $? "$m $p: no missed wake-up ($(field_sum "$W/$n.err" missed_wakeups))" ;;
 		*sy) [ "$(field_sum "$W/$n.err" yields)" -gt 0 ]
 		     check $? "$m $p: waits yielded ($(field_sum "$W/$n.err" yields) yields)" ;;
 		*)   [ "$(field_sum "$W/$n.err" blocks)" = 0 ]
@@ -313,19 +317,17 @@ for m in $MPIS; do
 	[ "$(cat "$W/threads-$m.rc")" = 0 ] && grep -q '^threads: ' "$W/threads-$m.out" && ! grep -q FAIL "$W/threads-$m.out"
 	check $? "$m sb: MPI_THREAD_MULTIPLE, two threads communicating: $(head -1 "$W/threads-$m.out")"
 	# The other thread's calls keep the waiting thread spinning
-	# (cosched_progress_begin): none of its blocks sleeps out the
-	# timeout for a request that thread completed.  The module's counts:
-	# sleeps, and sleeps ended by an arrival.
-	# MPICH over UCX still shows one now and then, cause not found
-	# (Documentation/mpi.rst, "Threads"): reported there, not asserted.
+	# (cosched_progress_begin): no sleep of it is left to its timeout
+	# with its request already complete, a missed wake-up
+	# (cosched_missed_wakeups(3)).  A sleep may still run out its
+	# timeout while the peer rank is slow to send (four busy threads on
+	# the guest's CPUs, a loaded host): printed, not a failure.
 	b=$(field_sum "$W/threads-$m.err" module_blocks)
 	k=$(field_sum "$W/threads-$m.err" module_wakeups)
-	if [ $m = mpich ]; then
-		echo "# $m sb: MPI_THREAD_MULTIPLE: $((b - k)) of $b blocks not ended by an arrival"
-	else
-		[ "$(ranks_reporting "$W/threads-$m.err")" = 2 ] && [ "$b" -le "$k" ]
-		check $? "$m sb: MPI_THREAD_MULTIPLE: no block ended by its timeout ($b blocks, $k woken by an arrival)"
-	fi
+	mw=$(field_sum "$W/threads-$m.err" missed_wakeups)
+	[ "$(grep -c '^cosched-mpi: rank .* missed_wakeups [0-9]' "$W/threads-$m.err")" = 2 ] &&
+		[ "$mw" = 0 ]
+	check $? "$m sb: MPI_THREAD_MULTIPLE: no missed wake-up ($b sleeps, $((b - k)) not ended by an arrival, $mw of them missed)"
 
 	mixed_cases $m
 	socket_cases $m

@@ -120,6 +120,9 @@ long cosched_get_spin(struct cosched_ep *ep);
 /* Fill st with the library's and the module's counters of the endpoint. */
 int cosched_stats(struct cosched_ep *ep, struct cosched_ep_stats *st);
 
+/* Sleeps that ran out their timeout though the wait's condition held. */
+uint64_t cosched_missed_wakeups(struct cosched_ep *ep);
+
 /* Count data arriving on our TCP socket fd as arrivals at ep (hooks). */
 int cosched_register_fd(struct cosched_ep *ep, int fd);
 

@@ -23,7 +23,7 @@ struct ep_ring {
 /* Library counters; sends may come from several threads. */
 struct ep_counters {
 	uint64_t sends, doorbells, send_full;
-	uint64_t receives, spin_hits, blocks, yields;
+	uint64_t receives, spin_hits, blocks, yields, missed_wakeups;
 };
 
 struct ep_callback;

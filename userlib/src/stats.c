@@ -23,3 +23,12 @@ PUBLIC int cosched_stats(struct cosched_ep *ep, struct cosched_ep_stats *st)
 		return -errno;
 	return 0;
 }
+
+/*
+ * Not in struct cosched_ep_stats: callers built against COSCHED_1 pass
+ * that struct at its old size.
+ */
+PUBLIC uint64_t cosched_missed_wakeups(struct cosched_ep *ep)
+{
+	return READ(ep, missed_wakeups);
+}

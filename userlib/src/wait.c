@@ -140,10 +140,28 @@ static int sleep_once(struct cosched_ep *ep, uint64_t seen)
 	if (ep->net) {
 		/* Our file polls readable on a doorbell: see cosched_poll(). */
 		ret = net_wait(ep->net, ep->wait_timeout_ns);
-	} else {
-		ret = ioctl(ep->fd, COSCHED_IOC_WAIT, &w) ? -errno : 0;
+		return ret == -EINTR || ret == -ETIMEDOUT ? 0 : ret;
 	}
-	return ret == -EINTR || ret == -ETIMEDOUT ? 0 : ret;
+	return ioctl(ep->fd, COSCHED_IOC_WAIT, &w) ? -errno : 0;
+}
+
+/*
+ * The module's sleep ran out its timeout and nothing arrived meanwhile.
+ * If the caller's condition holds now, what ended the wait came without
+ * a wake-up (a source the module does not watch, or another thread's
+ * progress outside cosched_progress_begin/end): a lost wake-up, counted
+ * (cosched_missed_wakeups).  A slow peer's timeout is not one: its
+ * condition holds only after the arrival that the count then shows.
+ * 1 if ready, 0 if not.
+ */
+static int after_quiet_timeout(struct cosched_ep *ep, bool (*ready)(void *),
+			       void *arg, uint64_t seen)
+{
+	if (!ready(arg))
+		return 0;
+	if (cosched_arrivals(ep) == seen)
+		COUNT_RX(ep, missed_wakeups);
+	return 1;
 }
 
 /*
@@ -174,7 +192,9 @@ static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg)
 	COUNT_RX(ep, blocks);
 	ret = sleep_once(ep, seen);
 	disarm(ep);
-	return ret;
+	if (ret == -ETIMEDOUT && cosched_arrivals(ep) == seen)
+		return after_quiet_timeout(ep, ready, arg, seen);
+	return ret == -EINTR || ret == -ETIMEDOUT ? 0 : ret;
 }
 
 /* Lower ourselves until the next arrival and boost a local endpoint. */

@@ -28,6 +28,12 @@
  * /dev/null, as before).
  */
 static int n_doorbell_ioctls, n_wait_ioctls;
+/*
+ * With wait_timeout set, a COSCHED_IOC_WAIT sleeps out its timeout, and
+ * while it sleeps in_wait() (if set) does what happens meanwhile.
+ */
+static bool wait_timeout;
+static void (*in_wait)(void);
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -39,6 +45,12 @@ int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	n_doorbell_ioctls += req == COSCHED_IOC_DOORBELL;
 	n_wait_ioctls += req == COSCHED_IOC_WAIT;
+	if (req == COSCHED_IOC_WAIT && wait_timeout) {
+		if (in_wait)
+			in_wait();
+		errno = ETIMEDOUT;
+		return -1;
+	}
 	return (int)syscall(SYS_ioctl, fd, req, arg);
 }
 
@@ -503,6 +515,85 @@ static void test_progress(void)
 	fake_free(ep);
 }
 
+/* What happens while test_missed_wakeups()'s waiter sleeps. */
+static struct cosched_ep *sleeper;
+static bool flag;
+
+static bool flag_up(void *p)
+{
+	return *(bool *)p;
+}
+
+/* Another thread completes the wait outside any progress bracket. */
+static void set_flag(void)
+{
+	flag = true;
+}
+
+/* The peer's message comes, and the module counts it. */
+static void set_flag_and_arrive(void)
+{
+	flag = true;
+	sleeper->ctrl->arrivals++;
+}
+
+/* A slow peer: its message comes during the third sleep. */
+static void arrive_third(void)
+{
+	if (n_wait_ioctls == 3)
+		sleeper->ctrl->arrivals++;
+}
+
+static bool arrived(void *p)
+{
+	return sleeper->ctrl->arrivals != *(uint64_t *)p;
+}
+
+/*
+ * cosched_missed_wakeups: a sleep that ran out its timeout with nothing
+ * arrived, after which the condition held, is a lost wake-up; a sleep
+ * during which an arrival was counted is not, nor are a slow peer's
+ * timeouts (the condition false until its message arrives).
+ */
+static void test_missed_wakeups(void)
+{
+	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_SB, COSCHED_WAIT_BLOCK);
+	uint64_t start;
+	int r;
+
+	sleeper = ep;
+	ep->spin_ns = 0;
+	wait_timeout = true;
+
+	flag = false;
+	in_wait = set_flag;
+	n_wait_ioctls = 0;
+	r = cosched_wait(ep, flag_up, &flag, COSCHED_MODE_BLOCK);
+	check(r == 0 && n_wait_ioctls == 1 && cosched_missed_wakeups(ep) == 1,
+	      "a timeout with no arrival, then the condition held: one missed wake-up (%d, %llu)",
+	      r, (unsigned long long)cosched_missed_wakeups(ep));
+
+	flag = false;
+	in_wait = set_flag_and_arrive;
+	n_wait_ioctls = 0;
+	r = cosched_wait(ep, flag_up, &flag, COSCHED_MODE_BLOCK);
+	check(r == 0 && n_wait_ioctls == 1 && cosched_missed_wakeups(ep) == 1,
+	      "an arrival counted during the sleep: not missed (%llu)",
+	      (unsigned long long)cosched_missed_wakeups(ep));
+
+	start = ep->ctrl->arrivals;
+	in_wait = arrive_third;
+	n_wait_ioctls = 0;
+	r = cosched_wait(ep, arrived, &start, COSCHED_MODE_BLOCK);
+	check(r == 0 && n_wait_ioctls == 3 && cosched_missed_wakeups(ep) == 1,
+	      "a slow peer's timeouts (%d sleeps): not missed (%llu)",
+	      n_wait_ioctls, (unsigned long long)cosched_missed_wakeups(ep));
+
+	in_wait = NULL;
+	wait_timeout = false;
+	fake_free(ep);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -515,6 +606,7 @@ int main(void)
 	test_callback();
 	test_consumed();
 	test_progress();
+	test_missed_wakeups();
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }
