@@ -7,10 +7,11 @@
 # (repo visible, uname -r, module loading, results share, lo up, nproc, env,
 # stdout/stderr kept apart), one boot checks that CMD's exit status comes
 # back, and one that --calibrated exports the factor and stretches the
-# scheduler's slice (EEVDF: the quantum rule, and three more boots: its
-# floor, --slice-rule scale, and a factor and quantum that bench/calibrate
-# measures, skipped if it finds the host too busy; CFS: scaled).  On the
-# first kernel, three more boots check that a kernel WARNING fails the run
+# scheduler's slice by the quantum rule (CFS: its latency too, and the
+# wake-up granularity in proportion), two more boots its floor and
+# --slice-rule scale, and on EEVDF one more a factor and quantum that
+# bench/calibrate measures, skipped if it finds the host too busy.  On
+# the first kernel, three more boots check that a kernel WARNING fails the run
 # (exit 3), that --timeout kills the guest (exit 124), and that a guest
 # hung on purpose has every task's stack printed before the kill.
 # Prints "ok N - ..." / "not ok N - ..." lines and "N passed, N failed".
@@ -66,10 +67,13 @@ echo "bpffs=$(stat -f -c %T /sys/fs/bpf)"
 echo "hung_task=$(cat /proc/sys/kernel/hung_task_timeout_secs)"
 echo "stderr-probe" >&2
 '
-# The scheduler's slice (6.12: EEVDF's base slice; 6.1: CFS's latency) and
-# the factor vmrun.sh --calibrated exports; also part of the batch above.
+# The scheduler's slice (6.12: EEVDF's base slice; 6.1: CFS's minimum
+# granularity, and its latency) and the factor vmrun.sh --calibrated
+# exports; also part of the batch above.
 # shellcheck disable=SC2016 # expanded in the guest, not here
-SLICE='cd /sys/kernel/debug/sched && echo "slice=$(cat base_slice_ns 2>/dev/null || cat latency_ns)"
+SLICE='cd /sys/kernel/debug/sched && echo "slice=$(cat base_slice_ns 2>/dev/null || cat min_granularity_ns)"
+echo "latency=$(cat latency_ns 2>/dev/null)"
+echo "wakeup=$(cat wakeup_granularity_ns 2>/dev/null)"
 echo "eevdf=$(test -e base_slice_ns && echo yes || echo no)"
 echo "dilation=$COSCHED_DILATION"'
 PROBES+=$SLICE
@@ -135,8 +139,9 @@ test_kernel() {
 	check "$k: sh -c 'exit 7' exits 7" test "$status" -eq 7 || diag "$dir/exit.out"
 
 	# A given factor and host quantum, so that nothing is measured here
-	# (bench/calibrate's job).  EEVDF's slice follows the quantum rule:
-	# 2.5 x 4 ms less half a guest tick (its CONFIG_HZ); CFS's is scaled.
+	# (bench/calibrate's job).  The slice follows the quantum rule: 2.5 x
+	# 4 ms less half a guest tick (its CONFIG_HZ); on CFS the latency is
+	# that slice too, so that the slice is the same at any count of tasks.
 	status=0
 	COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=4 "$VMRUN" --kernel "$k" --calibrated \
 		--timeout 300 -- sh -c "$SLICE" >"$dir/cal.out" 2>&1 || status=$?
@@ -144,15 +149,19 @@ test_kernel() {
 		test "$status:$(fact "$dir/cal.out" dilation)" = 0:2.5 || diag "$dir/cal.out"
 	slice=$(fact "$out" slice)
 	scaled=$(awk -v s="$slice" 'BEGIN { printf "%.0f", s * 2.5 }')
-	if [[ "$(fact "$out" eevdf)" != yes ]]; then
-		check "$k: --calibrated scales the latency ($slice ns) by 2.5" \
-			test "$(fact "$dir/cal.out" slice)" = "$scaled" || diag "$dir/cal.out"
-		return
-	fi
 	tick=$("$KERNELS" tick "$rel") || tick=
 	check "$k: the kernel's config gives its tick" test -n "$tick" || return 0
-	check "$k: --calibrated sets the base slice to 2.5 x 4 ms - half a tick ($tick ns)" \
+	check "$k: --calibrated sets the slice to 2.5 x 4 ms - half a tick ($tick ns)" \
 		test "$(fact "$dir/cal.out" slice)" = $((10000000 - tick / 2)) || diag "$dir/cal.out"
+	cfs=$([[ "$(fact "$out" eevdf)" == yes ]] || echo yes)
+	if [[ $cfs ]]; then
+		check "$k: CFS: the latency is that slice" \
+			test "$(fact "$dir/cal.out" latency)" = $((10000000 - tick / 2)) || diag "$dir/cal.out"
+		check "$k: CFS: the wake-up granularity keeps its ratio to the latency" \
+			test "$(fact "$dir/cal.out" wakeup)" = "$(awk -v w="$(fact "$out" wakeup)" \
+			-v l="$(fact "$out" latency)" -v s=$((10000000 - tick / 2)) \
+			'BEGIN { printf "%.0f", w * s / l }')" || diag "$dir/cal.out"
+	fi
 	# A host quantum so short that the rule would shorten the slice: the
 	# floor, factor x the guest's own slice.
 	status=0
@@ -165,6 +174,15 @@ test_kernel() {
 		--slice-rule scale --timeout 300 -- sh -c "$SLICE" >"$dir/scale.out" 2>&1 || status=$?
 	check "$k: --slice-rule scale scales the slice ($slice ns) by 2.5" \
 		test "$status:$(fact "$dir/scale.out" slice)" = "0:$scaled" || diag "$dir/scale.out"
+	if [[ $cfs ]]; then
+		check "$k: CFS: --slice-rule scale scales the latency ($(fact "$out" latency) ns) by 2.5" \
+			test "$(fact "$dir/scale.out" latency)" = \
+			"$(awk -v s="$(fact "$out" latency)" 'BEGIN { printf "%.0f", s * 2.5 }')" ||
+			diag "$dir/scale.out"
+		# The factor and quantum's measurement is the same on every
+		# kernel: tested once, on EEVDF.
+		return 0
+	fi
 	# No factor given: bench/calibrate measures (or takes its cache), the
 	# host's quantum too, as for `make demo` on a fresh machine.
 	status=0

@@ -19,18 +19,22 @@
 #                   scheduler's slice constants by the guest's dilation factor
 #                   and export it to CMD as COSCHED_DILATION, with the
 #                   module's time tunables scaled alike as COSCHED_MODPARAMS
-#                   (for insmod). 6.12 (EEVDF): base_slice_ns such that a task
-#                   that never sleeps keeps the CPU for the factor times this
-#                   host's quantum (--slice-rule); 6.1 (CFS): latency_ns,
-#                   min_granularity_ns, wakeup_granularity_ns times the factor.
+#                   (for insmod): a task that never sleeps keeps the CPU
+#                   for the factor times this host's quantum (--slice-rule):
+#                   6.12 (EEVDF) through base_slice_ns, 6.1 (CFS) through
+#                   latency_ns and min_granularity_ns (wakeup_granularity_ns
+#                   keeps its ratio to latency_ns).
 #                   The factor and the host's quantum come from bench/calibrate
 #                   (cached; measured first if absent), or from
 #                   $COSCHED_DILATION and $COSCHED_HOST_QUANTUM_MS if set.
 #                   Documentation/calibration.rst
-#   --slice-rule R  with --calibrated, on EEVDF: quantum (default): the guest's
-#                   base slice is factor x host quantum - half a guest tick, so
-#                   that it runs out at the guest tick that ends that quantum;
-#                   scale: the guest's own base slice times the factor
+#   --slice-rule R  with --calibrated: quantum (default): the guest's slice
+#                   is factor x host quantum - half a guest tick, so that it
+#                   runs out at the guest tick that ends that quantum (on CFS
+#                   latency_ns = min_granularity_ns = that slice, whatever
+#                   the count of tasks, and wakeup_granularity_ns in
+#                   proportion); scale: the guest's own constants times
+#                   the factor
 #
 # CMD runs as root in the host's $PWD (seen through 9p, read-only) with the
 # guest kernel's own modules in /lib/modules/<release>. Its stdout and stderr
@@ -339,8 +343,8 @@ write_ctl() {
 # the new values as the kernel's CPU-count-independent ones, so a CPU going
 # on or offline keeps them scaled instead of resetting them.
 #
-# That EEVDF's base slice has run out is noticed at the next tick (or
-# wake-up on that CPU), and the guest's tick is not dilated: a slice
+# That a slice (EEVDF's base slice, CFS's ideal runtime) has run out is
+# noticed at the next tick (or wake-up on that CPU), and the guest's tick is not dilated: a slice
 # shorter than a tick (this host's) keeps a CPU hog on the CPU for the
 # whole tick, so the host's effective quantum is its tick, while
 # the guest's scaled slice ends at the first guest tick after it, far
@@ -352,22 +356,48 @@ calibrate_sh() {
 		"COSCHED_HOST_QUANTUM_MS=$(shq "$HOST_QUANTUM_MS") COSCHED_SLICE_RULE=$(shq "$SLICE_RULE")"
 	echo "tick_ns=$(shq "$GUEST_TICK_NS")"
 	cat <<'EOF'
-d=/sys/kernel/debug/sched n=0
-for f in base_slice_ns latency_ns min_granularity_ns wakeup_granularity_ns; do
-	[ -e $d/$f ] || continue
-	q=0
-	if [ $f = base_slice_ns ] && [ "$COSCHED_SLICE_RULE" = quantum ]; then
-		[ -n "$tick_ns" ] ||
-			{ echo "vmrun: --calibrated: no CONFIG_HZ for $(uname -r): try --slice-rule scale" >&2; exit 1; }
-		q=$COSCHED_HOST_QUANTUM_MS
+d=/sys/kernel/debug/sched
+# put F V: write V into $d/F, or stop the guest's run.
+put() { echo "$2" >$d/$1 || { echo "vmrun: --calibrated: cannot write $d/$1" >&2; exit 1; }; }
+# scaled F: $d/F times the factor.
+scaled() { awk -v x="$COSCHED_DILATION" '{ printf "%.0f", $1 * x }' $d/$1; }
+# quantum FLOOR: the quantum rule's slice, factor x host quantum less half
+# a guest tick, never below FLOOR.
+quantum() {
+	[ -n "$tick_ns" ] ||
+		{ echo "vmrun: --calibrated: no CONFIG_HZ for $(uname -r): try --slice-rule scale" >&2; exit 1; }
+	awk -v x="$COSCHED_DILATION" -v q="$COSCHED_HOST_QUANTUM_MS" -v t="$tick_ns" -v f="$1" \
+		'BEGIN { w = q * 1e6 * x - t / 2; printf "%.0f", (w > f ? w : f) }'
+}
+if [ -e $d/base_slice_ns ]; then
+	# EEVDF: every task's slice.
+	v=$(scaled base_slice_ns) || exit 1
+	[ "$COSCHED_SLICE_RULE" = quantum ] && { v=$(quantum "$v") || exit 1; }
+	put base_slice_ns "$v"
+elif [ -e $d/latency_ns ]; then
+	# CFS: a task's slice is latency_ns shared among the runnable tasks,
+	# never below min_granularity_ns.  The quantum rule makes both the
+	# slice, so that it is the same at any count of tasks, as EEVDF's.
+	# A waking task preempts when its sleeper credit (half latency_ns)
+	# exceeds wakeup_granularity_ns: that one keeps its ratio to
+	# latency_ns, as under the scale rule.
+	l=$(scaled latency_ns) && m=$(scaled min_granularity_ns) &&
+		w=$(scaled wakeup_granularity_ns) || exit 1
+	if [ "$COSCHED_SLICE_RULE" = quantum ]; then
+		m=$(quantum "$m") || exit 1
+		w=$(awk -v m="$m" -v l="$(cat $d/latency_ns)" '{ printf "%.0f", $1 * m / l }' \
+			$d/wakeup_granularity_ns) || exit 1
+		l=$m
 	fi
-	v=$(awk -v x="$COSCHED_DILATION" -v q="$q" -v t="$tick_ns" '{
-		v = $1 * x; w = q * 1e6 * x - t / 2
-		printf "%.0f", (w > v ? w : v) }' $d/$f) && echo "$v" >$d/$f ||
-		{ echo "vmrun: --calibrated: cannot scale $d/$f" >&2; exit 1; }
-	n=$((n + 1))
-done
-[ $n -gt 0 ] || { echo "vmrun: --calibrated: no slice constant in $d" >&2; exit 1; }
+	put latency_ns "$l"
+	put min_granularity_ns "$m"
+	put wakeup_granularity_ns "$w"
+else
+	echo "vmrun: --calibrated: no slice constant in $d" >&2
+	exit 1
+fi
+# Stores the values as the CPU-count-independent ones (and CFS's
+# sched_nr_latency from latency_ns / min_granularity_ns).
 s=$(cat $d/tunable_scaling) && echo "$s" >$d/tunable_scaling || exit 1
 EOF
 }
