@@ -280,11 +280,7 @@ for m in $MPIS; do
 		check $? "$m $p: the module saw $(field_sum "$W/$n.err" module_arrivals) arrivals"
 		case $p in
 		*sb) [ "$(field_sum "$W/$n.err" blocks)" -gt 0 ]
-		     check $? "$m $p: waits blocked ($(field_sum "$W/$n.err" blocks) blocks)"
-		     # No sleep ran out its timeout with its request
-		     # complete (cosched_missed_wakeups(3)).
-		     [ "$(field_sum "$W/$n.err" missed_wakeups)" = 0 ]
-		     check $? "$m $p: no missed wake-up ($(field_sum "$W/$n.err" missed_wakeups))" ;;
+		     check $? "$m $p: waits blocked ($(field_sum "$W/$n.err" blocks) blocks)" ;;
 		*sy) [ "$(field_sum "$W/$n.err" yields)" -gt 0 ]
 		     check $? "$m $p: waits yielded ($(field_sum "$W/$n.err" yields) yields)" ;;
 		*)   [ "$(field_sum "$W/$n.err" blocks)" = 0 ]
@@ -317,11 +313,13 @@ for m in $MPIS; do
 	[ "$(cat "$W/threads-$m.rc")" = 0 ] && grep -q '^threads: ' "$W/threads-$m.out" && ! grep -q FAIL "$W/threads-$m.out"
 	check $? "$m sb: MPI_THREAD_MULTIPLE, two threads communicating: $(head -1 "$W/threads-$m.out")"
 	# The other thread's calls keep the waiting thread spinning
-	# (cosched_progress_begin): no sleep of it is left to its timeout
-	# with its request already complete, a missed wake-up
+	# (cosched_progress_begin): no sleep of it runs out its timeout and
+	# then completes with nothing come, a missed wake-up
 	# (cosched_missed_wakeups(3)).  A sleep may still run out its
 	# timeout while the peer rank is slow to send (four busy threads on
-	# the guest's CPUs, a loaded host): printed, not a failure.
+	# the guest's CPUs, a loaded host): printed, not a failure.  (Not
+	# asserted for the suite: a large send waits for socket write space,
+	# which the module does not report, and is counted.)
 	b=$(field_sum "$W/threads-$m.err" module_blocks)
 	k=$(field_sum "$W/threads-$m.err" module_wakeups)
 	mw=$(field_sum "$W/threads-$m.err" missed_wakeups)

@@ -17,8 +17,8 @@
  * Thread rules: any number of threads may call cosched_send() on one
  * endpoint at once.  Receiving (cosched_recv, cosched_probe, cosched_wait)
  * is for one thread at a time, and for none while callback mode runs.
- * cosched_stats(), cosched_max_msg() and cosched_progress_begin/end() may
- * be called from any thread.
+ * cosched_stats(), cosched_missed_wakeups(), cosched_max_msg() and
+ * cosched_progress_begin/end() may be called from any thread.
  * cosched_set_spin() and cosched_close() must not race with anything on
  * the same endpoint.  See libcosched(7).
  */

@@ -70,17 +70,32 @@ int ep_mode(struct cosched_ep *ep, int mode)
 	}
 }
 
+/* What wait_loop() keeps from one round to the next. */
+struct wait_state {
+	bool lowered;		/* a yield lowered us: end_yield() at the end */
+	uint64_t look;		/* the arrival count before the latest spin look */
+	bool quiet;		/* a sleep ran out its timeout, nothing came */
+	uint64_t quiet_arrivals, quiet_tail;	/* what had come by then */
+};
+
+static uint64_t own_tail(struct cosched_ep *ep)
+{
+	return __atomic_load_n(&ep->own.v.hdr->tail, __ATOMIC_ACQUIRE);
+}
+
 /*
  * Poll ready() for about ns; true as soon as it is.  The clock is read
  * only every 32 polls, the first time after 32: a message that comes
  * quickly costs no clock read at all.
  */
-static bool spin(bool (*ready)(void *), void *arg, uint64_t ns)
+static bool spin(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
+		 uint64_t ns, struct wait_state *ws)
 {
 	uint64_t t0 = 0;
 	unsigned int i = 0;
 
 	for (;;) {
+		ws->look = cosched_arrivals(ep);
 		if (ready(arg))
 			return true;
 		if (!(++i & 31)) {
@@ -146,38 +161,30 @@ static int sleep_once(struct cosched_ep *ep, uint64_t seen)
 }
 
 /*
- * The module's sleep ran out its timeout and nothing arrived meanwhile.
- * If the caller's condition holds now, what ended the wait came without
- * a wake-up (a source the module does not watch, or another thread's
- * progress outside cosched_progress_begin/end): a lost wake-up, counted
- * (cosched_missed_wakeups).  A slow peer's timeout is not one: its
- * condition holds only after the arrival that the count then shows.
- * 1 if ready, 0 if not.
- */
-static int after_quiet_timeout(struct cosched_ep *ep, bool (*ready)(void *),
-			       void *arg, uint64_t seen)
-{
-	if (!ready(arg))
-		return 0;
-	if (cosched_arrivals(ep) == seen)
-		COUNT_RX(ep, missed_wakeups);
-	return 1;
-}
-
-/*
  * The race-free block of design.rst: snapshot arrivals, arm, full
  * barrier, look once more, then sleep only while arrivals == seen.  A
  * sender publishes, then a barrier, then reads armed and rings; the
  * module bumps arrivals before it looks for a sleeper.  So either our
- * last look or the sender sees the other.  1 if ready, 0 after a sleep.
+ * last look or the sender sees the other.
+ *
+ * Something that arrived after the latest spin look began is left to
+ * the spin: the last look may take it in without finishing (MPI's
+ * progress can need another call to complete a request from data it
+ * has read, as a non-blocking collective's next round does), and then
+ * nothing would come to end the sleep.
+ * 1 if ready, 0 to go round again (after a sleep, or to spin on).
  */
-static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg)
+static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
+		 struct wait_state *ws)
 {
 	struct cosched_ctrl *c = ep->ctrl;
-	uint64_t seen;
+	uint64_t seen, tail;
 	int ret;
 
 	seen = __atomic_load_n(&c->arrivals, __ATOMIC_ACQUIRE);
+	if (seen != ws->look)
+		return 0;
+	tail = own_tail(ep);
 	arm(ep, COSCHED_ARMED_BLOCK);
 	/* Another thread's progress may end our wait (progress.c). */
 	if (ep_progress_held(ep)) {
@@ -192,9 +199,27 @@ static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg)
 	COUNT_RX(ep, blocks);
 	ret = sleep_once(ep, seen);
 	disarm(ep);
-	if (ret == -ETIMEDOUT && cosched_arrivals(ep) == seen)
-		return after_quiet_timeout(ep, ready, arg, seen);
+	if (ret == -ETIMEDOUT && !ws->quiet && cosched_arrivals(ep) == seen) {
+		/* Counted if the wait completes before anything comes. */
+		ws->quiet = true;
+		ws->quiet_arrivals = seen;
+		ws->quiet_tail = tail;
+	}
 	return ret == -EINTR || ret == -ETIMEDOUT ? 0 : ret;
+}
+
+/*
+ * The wait completed.  If a sleep of it ran out its timeout and nothing
+ * has come since (no arrival counted, no message published into our
+ * ring since before that sleep's last look), what completed it was
+ * there without waking us: a missed wake-up (cosched_missed_wakeups).
+ * A slow peer's timeout is not one: its message comes after.
+ */
+static void count_missed(struct cosched_ep *ep, const struct wait_state *ws)
+{
+	if (ws->quiet && cosched_arrivals(ep) == ws->quiet_arrivals &&
+	    own_tail(ep) == ws->quiet_tail)
+		COUNT_RX(ep, missed_wakeups);
 }
 
 /* Lower ourselves until the next arrival and boost a local endpoint. */
@@ -256,13 +281,13 @@ static uint64_t spin_ns(struct cosched_ep *ep, int mode)
 static int wait_loop(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 		     int req)
 {
-	bool lowered = false;
+	struct wait_state ws = { .lowered = false };
 	int mode, ret;
 
 	for (;;) {
 		/* Re-resolved every round: the policy can change under us. */
 		mode = ep_mode(ep, req);
-		if (spin(ready, arg, spin_ns(ep, mode))) {
+		if (spin(ep, ready, arg, spin_ns(ep, mode), &ws)) {
 			COUNT_RX(ep, spin_hits);
 			ret = 0;
 			break;
@@ -274,10 +299,10 @@ static int wait_loop(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 		case COSCHED_MODE_POLL:
 			continue;
 		case COSCHED_MODE_BLOCK:
-			ret = block(ep, ready, arg);
+			ret = block(ep, ready, arg, &ws);
 			break;
 		case COSCHED_MODE_YIELD:
-			ret = yield(ep, ready, arg, &lowered);
+			ret = yield(ep, ready, arg, &ws.lowered);
 			break;
 		default:
 			ret = -EINVAL;
@@ -291,8 +316,10 @@ static int wait_loop(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 			break;
 		}
 	}
+	if (!ret)
+		count_missed(ep, &ws);
 	if (ep_has_module(ep))
-		(lowered ? end_yield : disarm)(ep);
+		(ws.lowered ? end_yield : disarm)(ep);
 	return ret;
 }
 

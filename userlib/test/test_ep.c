@@ -549,17 +549,52 @@ static bool arrived(void *p)
 	return sleeper->ctrl->arrivals != *(uint64_t *)p;
 }
 
+/* Looks after the first sleep; true at the second (MPI needing two calls). */
+static int looks_after_sleep;
+
+static bool second_look_after_sleep(void *p)
+{
+	(void)p;
+	return n_wait_ioctls && ++looks_after_sleep >= 2;
+}
+
+/* After the sleep a local sender publishes into our ring (no doorbell). */
+static bool ring_message_after_sleep(void *p)
+{
+	struct cosched_ring *h = sleeper->own.v.hdr;
+
+	(void)p;
+	if (!n_wait_ioctls)
+		return false;
+	if (!looks_after_sleep++) {
+		__atomic_fetch_add(&h->tail, 64, __ATOMIC_RELEASE);
+		return false;
+	}
+	return true;
+}
+
+/* Every look finds a new arrival (traffic for others); true at the 500th. */
+static bool arrivals_at_every_look(void *p)
+{
+	sleeper->ctrl->arrivals++;
+	return ++*(int *)p >= 500;
+}
+
+#define MISSED_SINCE(ep, n0) (cosched_missed_wakeups(ep) - (n0))
+
 /*
  * cosched_missed_wakeups: a sleep that ran out its timeout with nothing
- * arrived, after which the condition held, is a lost wake-up; a sleep
- * during which an arrival was counted is not, nor are a slow peer's
- * timeouts (the condition false until its message arrives).
+ * arrived, after which the wait completed with still nothing come, is a
+ * lost wake-up, whichever look completed it; a sleep during which an
+ * arrival was counted is not, nor are a slow peer's timeouts (nothing
+ * completes until its message arrives), nor a message published into
+ * our own ring after the sleep.
  */
 static void test_missed_wakeups(void)
 {
 	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_SB, COSCHED_WAIT_BLOCK);
-	uint64_t start;
-	int r;
+	uint64_t start, n0;
+	int r, calls;
 
 	sleeper = ep;
 	ep->spin_ns = 0;
@@ -568,28 +603,58 @@ static void test_missed_wakeups(void)
 	flag = false;
 	in_wait = set_flag;
 	n_wait_ioctls = 0;
+	n0 = cosched_missed_wakeups(ep);
 	r = cosched_wait(ep, flag_up, &flag, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 1 && cosched_missed_wakeups(ep) == 1,
+	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 1,
 	      "a timeout with no arrival, then the condition held: one missed wake-up (%d, %llu)",
-	      r, (unsigned long long)cosched_missed_wakeups(ep));
+	      r, (unsigned long long)MISSED_SINCE(ep, n0));
+
+	in_wait = NULL;
+	looks_after_sleep = 0;
+	n_wait_ioctls = 0;
+	n0 = cosched_missed_wakeups(ep);
+	r = cosched_wait(ep, second_look_after_sleep, NULL, COSCHED_MODE_BLOCK);
+	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 1,
+	      "... also when the second look after it completes the wait (%llu)",
+	      (unsigned long long)MISSED_SINCE(ep, n0));
 
 	flag = false;
 	in_wait = set_flag_and_arrive;
 	n_wait_ioctls = 0;
+	n0 = cosched_missed_wakeups(ep);
 	r = cosched_wait(ep, flag_up, &flag, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 1 && cosched_missed_wakeups(ep) == 1,
+	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 0,
 	      "an arrival counted during the sleep: not missed (%llu)",
-	      (unsigned long long)cosched_missed_wakeups(ep));
+	      (unsigned long long)MISSED_SINCE(ep, n0));
 
 	start = ep->ctrl->arrivals;
 	in_wait = arrive_third;
 	n_wait_ioctls = 0;
+	n0 = cosched_missed_wakeups(ep);
 	r = cosched_wait(ep, arrived, &start, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 3 && cosched_missed_wakeups(ep) == 1,
+	check(r == 0 && n_wait_ioctls == 3 && MISSED_SINCE(ep, n0) == 0,
 	      "a slow peer's timeouts (%d sleeps): not missed (%llu)",
-	      n_wait_ioctls, (unsigned long long)cosched_missed_wakeups(ep));
+	      n_wait_ioctls, (unsigned long long)MISSED_SINCE(ep, n0));
 
 	in_wait = NULL;
+	looks_after_sleep = 0;
+	n_wait_ioctls = 0;
+	n0 = cosched_missed_wakeups(ep);
+	r = cosched_wait(ep, ring_message_after_sleep, NULL, COSCHED_MODE_BLOCK);
+	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 0,
+	      "a message published into our ring after the sleep: not missed (%llu)",
+	      (unsigned long long)MISSED_SINCE(ep, n0));
+
+	/*
+	 * An arrival after the latest spin look began: the last look may
+	 * take it in without completing, so the waiter spins on.
+	 */
+	calls = 0;
+	n_wait_ioctls = 0;
+	r = cosched_wait(ep, arrivals_at_every_look, &calls, COSCHED_MODE_BLOCK);
+	check(r == 0 && calls == 500 && n_wait_ioctls == 0,
+	      "arrivals at every look: spins on, never sleeps (%d sleeps)", n_wait_ioctls);
+
 	wait_timeout = false;
 	fake_free(ep);
 }
