@@ -580,7 +580,28 @@ static bool arrivals_at_every_look(void *p)
 	return ++*(int *)p >= 500;
 }
 
-#define MISSED_SINCE(ep, n0) (cosched_missed_wakeups(ep) - (n0))
+/*
+ * One wait of test_missed_wakeups(): during() runs in each sleep (which
+ * ends by its timeout); the wait must have slept `sleeps` times and
+ * counted `missed` missed wake-ups.
+ */
+static void missed_case(struct cosched_ep *ep, void (*during)(void),
+			bool (*ready)(void *), void *arg, int sleeps,
+			uint64_t missed, const char *what)
+{
+	uint64_t n0 = cosched_missed_wakeups(ep);
+	int r;
+
+	in_wait = during;
+	looks_after_sleep = 0;
+	flag = false;
+	n_wait_ioctls = 0;
+	r = cosched_wait(ep, ready, arg, COSCHED_MODE_BLOCK);
+	check(r == 0 && n_wait_ioctls == sleeps &&
+	      cosched_missed_wakeups(ep) - n0 == missed,
+	      "%s (%d sleeps, %llu missed)", what, n_wait_ioctls,
+	      (unsigned long long)(cosched_missed_wakeups(ep) - n0));
+}
 
 /*
  * cosched_missed_wakeups: a sleep that ran out its timeout with nothing
@@ -588,74 +609,34 @@ static bool arrivals_at_every_look(void *p)
  * lost wake-up, whichever look completed it; a sleep during which an
  * arrival was counted is not, nor are a slow peer's timeouts (nothing
  * completes until its message arrives), nor a message published into
- * our own ring after the sleep.
+ * our own ring after the sleep.  And an arrival after the latest spin
+ * look began keeps the waiter spinning: the last look may take it in
+ * without completing.
  */
 static void test_missed_wakeups(void)
 {
 	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_SB, COSCHED_WAIT_BLOCK);
-	uint64_t start, n0;
-	int r, calls;
+	uint64_t start;
+	int calls = 0;
 
 	sleeper = ep;
 	ep->spin_ns = 0;
 	wait_timeout = true;
-
-	flag = false;
-	in_wait = set_flag;
-	n_wait_ioctls = 0;
-	n0 = cosched_missed_wakeups(ep);
-	r = cosched_wait(ep, flag_up, &flag, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 1,
-	      "a timeout with no arrival, then the condition held: one missed wake-up (%d, %llu)",
-	      r, (unsigned long long)MISSED_SINCE(ep, n0));
-
-	in_wait = NULL;
-	looks_after_sleep = 0;
-	n_wait_ioctls = 0;
-	n0 = cosched_missed_wakeups(ep);
-	r = cosched_wait(ep, second_look_after_sleep, NULL, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 1,
-	      "... also when the second look after it completes the wait (%llu)",
-	      (unsigned long long)MISSED_SINCE(ep, n0));
-
-	flag = false;
-	in_wait = set_flag_and_arrive;
-	n_wait_ioctls = 0;
-	n0 = cosched_missed_wakeups(ep);
-	r = cosched_wait(ep, flag_up, &flag, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 0,
-	      "an arrival counted during the sleep: not missed (%llu)",
-	      (unsigned long long)MISSED_SINCE(ep, n0));
-
+	missed_case(ep, set_flag, flag_up, &flag, 1, 1,
+		    "a timeout with no arrival, then the condition held: missed");
+	missed_case(ep, NULL, second_look_after_sleep, NULL, 1, 1,
+		    "... also when the second look after it completes the wait");
+	missed_case(ep, set_flag_and_arrive, flag_up, &flag, 1, 0,
+		    "an arrival counted during the sleep: not missed");
 	start = ep->ctrl->arrivals;
-	in_wait = arrive_third;
-	n_wait_ioctls = 0;
-	n0 = cosched_missed_wakeups(ep);
-	r = cosched_wait(ep, arrived, &start, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 3 && MISSED_SINCE(ep, n0) == 0,
-	      "a slow peer's timeouts (%d sleeps): not missed (%llu)",
-	      n_wait_ioctls, (unsigned long long)MISSED_SINCE(ep, n0));
-
-	in_wait = NULL;
-	looks_after_sleep = 0;
-	n_wait_ioctls = 0;
-	n0 = cosched_missed_wakeups(ep);
-	r = cosched_wait(ep, ring_message_after_sleep, NULL, COSCHED_MODE_BLOCK);
-	check(r == 0 && n_wait_ioctls == 1 && MISSED_SINCE(ep, n0) == 0,
-	      "a message published into our ring after the sleep: not missed (%llu)",
-	      (unsigned long long)MISSED_SINCE(ep, n0));
-
-	/*
-	 * An arrival after the latest spin look began: the last look may
-	 * take it in without completing, so the waiter spins on.
-	 */
-	calls = 0;
-	n_wait_ioctls = 0;
-	r = cosched_wait(ep, arrivals_at_every_look, &calls, COSCHED_MODE_BLOCK);
-	check(r == 0 && calls == 500 && n_wait_ioctls == 0,
-	      "arrivals at every look: spins on, never sleeps (%d sleeps)", n_wait_ioctls);
-
+	missed_case(ep, arrive_third, arrived, &start, 3, 0,
+		    "a slow peer's timeouts: not missed");
+	missed_case(ep, NULL, ring_message_after_sleep, NULL, 1, 0,
+		    "a message published into our ring after the sleep: not missed");
+	missed_case(ep, NULL, arrivals_at_every_look, &calls, 0, 0,
+		    "arrivals at every look: spins on, never sleeps");
 	wait_timeout = false;
+	in_wait = NULL;
 	fake_free(ep);
 }
 
