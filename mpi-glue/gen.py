@@ -203,7 +203,7 @@ def c_wrapper(c, suffix, args, protos):
                 "\tglue_count(GC_%s);" % c.name,
                 "\tif (!glue_nb(comm)%s)" % nb_missing,
                 "\t\treturn glue_plain(PMPI_%s(%s));" % (name, call_args(args)),
-                "\treturn glue_finish(%s(%s, &req), &req);"
+                "\treturn glue_finish(glue_start(%s(%s, &req)), &req);"
                 % (nb_name, call_args(args))]
     elif c.how == "prog":
         out += ["\tglue_count(GC_%s);" % c.name,

@@ -142,18 +142,23 @@ struct glue_plain {
  * waiting to MPI (under local, or a job that started there).  Nothing
  * in a job that waits the plain way.
  */
-static inline struct glue_plain glue_plain_begin(void)
+static inline struct glue_plain glue_other_begin(void)
 {
 	struct glue_plain p = { false, 0 };
 
-	if (!glue.ep)
-		return p;
-	if (pthread_equal(pthread_self(), glue.owner)) {
-		p.seen = cosched_arrivals(glue.ep);
-	} else {
+	if (glue.ep && !pthread_equal(pthread_self(), glue.owner)) {
 		cosched_progress_begin(glue.ep);
 		p.other = true;
 	}
+	return p;
+}
+
+static inline struct glue_plain glue_plain_begin(void)
+{
+	struct glue_plain p = glue_other_begin();
+
+	if (glue.ep && !p.other)
+		p.seen = cosched_arrivals(glue.ep);
 	return p;
 }
 
@@ -165,14 +170,24 @@ static inline void glue_plain_end(struct glue_plain p, int rc)
 		cosched_consumed(glue.ep, p.seen);
 }
 
-/* The MPI call expression call, MPI's own, with the above around it. */
-#define glue_plain(call) ({				\
-	struct glue_plain p_ = glue_plain_begin();	\
+/* The MPI call expression call with begin (a struct glue_plain) around it. */
+#define glue_bracket(begin, call) ({			\
+	struct glue_plain p_ = (begin);			\
 	int rc_ = (call);				\
 							\
 	glue_plain_end(p_, rc_);			\
 	rc_;						\
 })
+
+/* MPI's own call, with the above around it. */
+#define glue_plain(call) glue_bracket(glue_plain_begin(), call)
+
+/*
+ * The start of a non-blocking call (a collective's MPI_I form), in any
+ * thread: another thread's may run MPI's progress, so it is counted as
+ * above; the waiting thread's consumes nothing (its wait follows).
+ */
+#define glue_start(call) glue_bracket(glue_other_begin(), call)
 
 /*
  * local.c, collective: do ranks share this node with a transport that

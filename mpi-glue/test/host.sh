@@ -65,6 +65,13 @@ for m in mpich openmpi; do
 	! python3 mpi-glue/gen.py $m "$W/bad.def" "$W/gen" >"$W/gen.err" 2>&1 &&
 		grep -q "MPI_Send: the table's arguments" "$W/gen.err" && [ ! -e "$W/gen/calls.c" ]
 	check $? "$m: gen.py refuses a table line unlike mpi.h's prototype"
+	# Another thread's collective start may run MPI's progress: counted
+	# (glue_start, cosched_progress_begin(3)) like its wait.
+	g=build/mpi-glue/gen-$m/calls.c
+	n=$(grep -c 'glue_finish(' "$g")
+	b=$(grep -c 'glue_finish(glue_start(' "$g")
+	[ "$n" -gt 0 ] && [ "$n" = "$b" ]
+	check $? "$m: every collective's start is bracketed as other threads' progress ($b of $n)"
 	job ref-$m "suite: " -N -m $m -n 2 "$T/suite.$m" -d 2000
 	check $? "$m: plain suite"
 	job glue-$m "suite: " -m $m -n 2 "$T/suite.$m" -d 2000

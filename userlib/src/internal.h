@@ -24,6 +24,7 @@ struct ep_ring {
 struct ep_counters {
 	uint64_t sends, doorbells, send_full;
 	uint64_t receives, spin_hits, blocks, yields, missed_wakeups;
+	uint64_t spin_ons;	/* block() spun on instead of arming (tests) */
 };
 
 struct ep_callback;

@@ -74,6 +74,7 @@ int ep_mode(struct cosched_ep *ep, int mode)
 struct wait_state {
 	bool lowered;		/* a yield lowered us: end_yield() at the end */
 	uint64_t look;		/* the arrival count before the latest spin look */
+	bool spun_on;		/* block() spun on since the latest sleep */
 	bool quiet;		/* a sleep ran out its timeout, nothing came */
 	uint64_t quiet_arrivals, quiet_tail;	/* what had come by then */
 };
@@ -168,10 +169,12 @@ static int sleep_once(struct cosched_ep *ep, uint64_t seen)
  * last look or the sender sees the other.
  *
  * Something that arrived after the latest spin look began is left to
- * the spin: the last look may take it in without finishing (MPI's
- * progress can need another call to complete a request from data it
- * has read, as a non-blocking collective's next round does), and then
- * nothing would come to end the sleep.
+ * the spin, once between two sleeps: the last look may take it in
+ * without finishing (MPI's progress can need one more call to complete
+ * a request from data it has read, as a non-blocking collective's next
+ * round does), and then nothing would come to end the sleep.  Once
+ * only, so that steady traffic for others does not keep us spinning:
+ * a sleep is then ended by the next arrival anyway.
  * 1 if ready, 0 to go round again (after a sleep, or to spin on).
  */
 static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
@@ -182,8 +185,11 @@ static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 	int ret;
 
 	seen = __atomic_load_n(&c->arrivals, __ATOMIC_ACQUIRE);
-	if (seen != ws->look)
+	if (seen != ws->look && !ws->spun_on) {
+		ws->spun_on = true;
+		COUNT_RX(ep, spin_ons);
 		return 0;
+	}
 	tail = own_tail(ep);
 	arm(ep, COSCHED_ARMED_BLOCK);
 	/* Another thread's progress may end our wait (progress.c). */
@@ -199,7 +205,8 @@ static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 	COUNT_RX(ep, blocks);
 	ret = sleep_once(ep, seen);
 	disarm(ep);
-	if (ret == -ETIMEDOUT && !ws->quiet && cosched_arrivals(ep) == seen) {
+	ws->spun_on = false;
+	if (ret == -ETIMEDOUT && cosched_arrivals(ep) == seen) {
 		/* Counted if the wait completes before anything comes. */
 		ws->quiet = true;
 		ws->quiet_arrivals = seen;
@@ -209,11 +216,13 @@ static int block(struct cosched_ep *ep, bool (*ready)(void *), void *arg,
 }
 
 /*
- * The wait completed.  If a sleep of it ran out its timeout and nothing
- * has come since (no arrival counted, no message published into our
- * ring since before that sleep's last look), what completed it was
- * there without waking us: a missed wake-up (cosched_missed_wakeups).
- * A slow peer's timeout is not one: its message comes after.
+ * The wait completed.  If its latest sleep that ran out its timeout
+ * with nothing arrived was followed by nothing either (no arrival
+ * counted, no message published into our ring since before that
+ * sleep's last look: a sender's doorbell may still be on its way), what
+ * completed it was there without waking us: a missed wake-up
+ * (cosched_missed_wakeups).  A slow peer's timeout is not one: its
+ * message comes after.
  */
 static void count_missed(struct cosched_ep *ep, const struct wait_state *ws)
 {

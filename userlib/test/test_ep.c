@@ -581,6 +581,24 @@ static bool arrivals_at_every_look(void *p)
 }
 
 /*
+ * A slow peer's quiet sleep, then an arrival for another request, then
+ * a second quiet sleep during which the wait's condition turns true.
+ */
+static bool arrival_between_sleeps(void *p)
+{
+	(void)p;
+	if (n_wait_ioctls == 1 && !looks_after_sleep++)
+		sleeper->ctrl->arrivals++;
+	return flag;
+}
+
+static void flag_at_second_sleep(void)
+{
+	if (n_wait_ioctls == 2)
+		flag = true;
+}
+
+/*
  * One wait of test_missed_wakeups(): during() runs in each sleep (which
  * ends by its timeout); the wait must have slept `sleeps` times and
  * counted `missed` missed wake-ups.
@@ -610,14 +628,14 @@ static void missed_case(struct cosched_ep *ep, void (*during)(void),
  * arrival was counted is not, nor are a slow peer's timeouts (nothing
  * completes until its message arrives), nor a message published into
  * our own ring after the sleep.  And an arrival after the latest spin
- * look began keeps the waiter spinning: the last look may take it in
- * without completing.
+ * look began keeps the waiter spinning, once between two sleeps: the
+ * last look may take it in without completing.
  */
 static void test_missed_wakeups(void)
 {
 	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_SB, COSCHED_WAIT_BLOCK);
-	uint64_t start;
-	int calls = 0;
+	uint64_t start, tail, spin_ons, n;
+	int calls = 0, r;
 
 	sleeper = ep;
 	ep->spin_ns = 0;
@@ -631,10 +649,24 @@ static void test_missed_wakeups(void)
 	start = ep->ctrl->arrivals;
 	missed_case(ep, arrive_third, arrived, &start, 3, 0,
 		    "a slow peer's timeouts: not missed");
+	missed_case(ep, flag_at_second_sleep, arrival_between_sleeps, NULL, 2, 1,
+		    "an arrival between two quiet sleeps, the second one missed");
+	tail = ep->own.v.hdr->tail;
 	missed_case(ep, NULL, ring_message_after_sleep, NULL, 1, 0,
 		    "a message published into our ring after the sleep: not missed");
-	missed_case(ep, NULL, arrivals_at_every_look, &calls, 0, 0,
-		    "arrivals at every look: spins on, never sleeps");
+	ep->own.v.hdr->tail = tail;
+
+	spin_ons = ep->cnt.spin_ons;
+	missed_case(ep, NULL, flag_up, &(bool){ true }, 0, 0, "a wait that need not sleep");
+	check(ep->cnt.spin_ons == spin_ons, "... never spins on");
+	n = cosched_missed_wakeups(ep);
+	n_wait_ioctls = 0;
+	r = cosched_wait(ep, arrivals_at_every_look, &calls, COSCHED_MODE_BLOCK);
+	check(r == 0 && n_wait_ioctls > 0 && ep->cnt.spin_ons > spin_ons &&
+	      ep->cnt.spin_ons - spin_ons <= (uint64_t)n_wait_ioctls + 1 &&
+	      cosched_missed_wakeups(ep) == n,
+	      "arrivals at every look: spins on once before each sleep (%llu spin-ons, %d sleeps)",
+	      (unsigned long long)(ep->cnt.spin_ons - spin_ons), n_wait_ioctls);
 	wait_timeout = false;
 	in_wait = NULL;
 	fake_free(ep);
