@@ -149,7 +149,8 @@ static enum why open_endpoint(void)
 		return WHY_ENDPOINT;
 	if (cosched_set_wait_timeout(glue.ep, timeout))
 		cosched_set_wait_timeout(glue.ep, DEF_TIMEOUT_US);
-	n = glue_socks_start(glue.ep, glue.rank, glue.verbose);
+	/* Under local with a polling wait the sockets cost and cannot help. */
+	n = glue_socks_start(glue.ep, glue.rank, glue.verbose, !glue_helps());
 	if (n > 0)
 		return WHY_OK;
 	drop_endpoint();
@@ -261,7 +262,7 @@ static void say_stats(void)
 	cosched_stats(glue.ep, &st);
 	glue_socks_get_stats(&socks);
 	fprintf(stderr,
-		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu module_arrivals %llu module_blocks %llu module_wakeups %llu coll_nb %d plain_calls %llu missed_wakeups %llu\n",
+		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu sockets_parked %llu module_arrivals %llu module_blocks %llu module_wakeups %llu coll_nb %d plain_calls %llu missed_wakeups %llu\n",
 		glue.rank, (unsigned long long)glue.job,
 		(unsigned long long)glue.waits,
 		(unsigned long long)glue.cosched_waits,
@@ -271,6 +272,7 @@ static void say_stats(void)
 		(unsigned long long)glue.fallbacks,
 		(unsigned long long)socks.registered,
 		(unsigned long long)socks.full,
+		(unsigned long long)socks.parked,
 		(unsigned long long)st.module.arrivals,
 		(unsigned long long)st.module.blocks,
 		(unsigned long long)st.module.wakeups, glue.coll_nb,

@@ -13,6 +13,11 @@
  * the preloaded glue never saw made (inherited from the launcher, passed
  * over a Unix socket) are not MPI's connections: not looked for.
  *
+ * Under local with a polling wait the glue cannot help (wait.c,
+ * glue_helps), and a registered socket costs the module's work on every
+ * segment it receives: the job's sockets are then parked, remembered as
+ * before the endpoint, and registered when the glue first can help.
+ *
  * The glue keeps no table of what it registered: the module refuses a
  * socket registered twice (-EEXIST) and drops a closed socket's hook by
  * itself.  A registration the module refuses for its limit on hooks
@@ -39,8 +44,10 @@ static struct cosched_ep *ep;
 static struct glue_socks_stats stats;
 static int rank;
 static bool verbose, warned_full;
+/* Read unlocked by glue_socks_unpark(), written under the lock. */
+static bool parked;
 
-/* SOCKS_REMEMBER: the sockets made before the endpoint. */
+/* SOCKS_REMEMBER: the sockets made before the endpoint, or parked. */
 struct sock_ent {
 	int fd;
 	ino_t ino;
@@ -154,6 +161,7 @@ static void fork_child(void)
 	__atomic_store_n(&glue_socks_mode, SOCKS_OFF, __ATOMIC_RELAXED);
 	ep = NULL;
 	npending = 0;
+	parked = false;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -170,29 +178,88 @@ void glue_socks_arm(void)
 	pthread_mutex_unlock(&lock);
 }
 
-int glue_socks_start(struct cosched_ep *e, int r, bool v)
+/* Register the sockets remembered that are still open; 0 or -errno. */
+static int add_remembered(void)
 {
-	struct sock_ent *p;
-	size_t i, n;
+	struct sock_ent *p = pending;
+	size_t i, n = npending;
 	int err = 0;
+
+	pending = NULL;
+	npending = 0;
+	cap = 0;
+	for (i = 0; i < n && !err; i++)
+		if (still_open(&p[i]))
+			err = add(p[i].fd);
+	free(p);
+	return err;
+}
+
+/*
+ * Can the module watch the sockets remembered?  One is registered and
+ * unregistered again: a module that cannot hook TCP sockets makes the
+ * job plain now, as it would unparked.  How many are open, or -errno.
+ */
+static int probe_remembered(void)
+{
+	size_t i;
+	int n = 0, err;
+
+	for (i = 0; i < npending; i++) {
+		if (!still_open(&pending[i]))
+			continue;
+		if (!n++) {
+			err = cosched_register_fd(ep, pending[i].fd);
+			if (err && err != -EEXIST && err != -ENOSPC &&
+			    err != -EBADF)
+				return err;
+			if (!err)
+				cosched_unregister_fd(ep, pending[i].fd);
+		}
+	}
+	return n;
+}
+
+int glue_socks_start(struct cosched_ep *e, int r, bool v, bool park)
+{
+	int ret;
 
 	pthread_mutex_lock(&lock);
 	ep = e;
 	rank = r;
 	verbose = v;
-	for (i = 0; i < npending && !err; i++)
-		if (still_open(&pending[i]))
-			err = add(pending[i].fd);
-	p = pending;
-	pending = NULL;
-	npending = 0;
-	cap = 0;
-	__atomic_store_n(&glue_socks_mode, err ? SOCKS_OFF : SOCKS_REGISTER,
+	if (park) {
+		ret = probe_remembered();
+		if (ret > 0) {
+			/* Still remembering: new sockets join the parked. */
+			__atomic_store_n(&parked, true, __ATOMIC_RELEASE);
+			pthread_mutex_unlock(&lock);
+			return ret;
+		}
+	}
+	ret = add_remembered();
+	__atomic_store_n(&glue_socks_mode, ret ? SOCKS_OFF : SOCKS_REGISTER,
 			 __ATOMIC_RELAXED);
-	n = stats.registered;
+	if (!ret)
+		ret = (int)stats.registered;
 	pthread_mutex_unlock(&lock);
-	free(p);
-	return err ? err : (int)n;
+	return ret;
+}
+
+void glue_socks_unpark(void)
+{
+	/* Acquire: a thread that saw it cleared sees the registrations. */
+	if (!__atomic_load_n(&parked, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&lock);
+	if (parked && ep) {
+		/* An error now only leaves the rest to the wait's timeout. */
+		add_remembered();
+		__atomic_store_n(&glue_socks_mode, SOCKS_REGISTER,
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&parked, false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
 }
 
 void glue_socks_stop(void)
@@ -201,6 +268,7 @@ void glue_socks_stop(void)
 
 	pthread_mutex_lock(&lock);
 	__atomic_store_n(&glue_socks_mode, SOCKS_OFF, __ATOMIC_RELAXED);
+	__atomic_store_n(&parked, false, __ATOMIC_RELAXED);
 	ep = NULL;
 	p = pending;
 	pending = NULL;
@@ -226,7 +294,12 @@ void glue_socks_new(int fd)
 
 void glue_socks_get_stats(struct glue_socks_stats *st)
 {
+	size_t i;
+
 	pthread_mutex_lock(&lock);
 	*st = stats;
+	st->parked = 0;
+	for (i = 0; parked && i < npending; i++)
+		st->parked += still_open(&pending[i]);
 	pthread_mutex_unlock(&lock);
 }

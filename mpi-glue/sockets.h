@@ -19,7 +19,7 @@
 enum glue_socks_mode {
 	/* before the glue's constructor, glue inactive, after MPI_Finalize */
 	SOCKS_OFF,
-	SOCKS_REMEMBER,		/* no endpoint yet (inside MPI_Init) */
+	SOCKS_REMEMBER,		/* no endpoint yet (inside MPI_Init), or parked */
 	SOCKS_REGISTER,		/* register it with the endpoint at once */
 };
 
@@ -30,6 +30,7 @@ struct glue_socks_stats {
 	uint64_t registered;	/* sockets the module watches for the glue */
 	uint64_t full;		/* refused: the endpoint's hooks all used */
 	uint64_t failed;	/* refused otherwise (closed meanwhile) */
+	uint64_t parked;	/* open, kept unregistered while no help */
 };
 
 /* The glue is active in this process: remember TCP sockets from now. */
@@ -37,9 +38,15 @@ void glue_socks_arm(void);
 /*
  * The endpoint exists: register the sockets remembered, then each new
  * one as it comes.  Returns how many were registered, or -errno when
- * the module cannot watch TCP sockets (the glue then goes plain).
+ * the module cannot watch TCP sockets (the glue then goes plain).  With
+ * park (the glue cannot help now), checks that the module can watch
+ * them, but keeps them and later ones unregistered until
+ * glue_socks_unpark(); returns how many are open.
  */
-int glue_socks_start(struct cosched_ep *ep, int rank, bool verbose);
+int glue_socks_start(struct cosched_ep *ep, int rank, bool verbose,
+		     bool park);
+/* The glue can help now: register the parked sockets.  Cheap if none. */
+void glue_socks_unpark(void);
 /* Before the endpoint is closed: from now on, sockets are left alone. */
 void glue_socks_stop(void);
 /* netcalls.c: fd may have become a usable TCP socket; errno may change. */

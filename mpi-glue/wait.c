@@ -111,14 +111,19 @@ static int done_wait(struct look *l)
  * and MPI's blocking call is the same busy wait without the glue's
  * MPI_Test loop (Documentation/results/mpi-glue/zero-cost).  The pending
  * count, which other endpoints' yields still read, is kept by
- * glue_plain() around MPI's own calls.
+ * glue_plain() around MPI's own calls; the job's sockets stay parked
+ * (unregistered, sockets.c) until the glue first helps.
  * Asked at each call, so that an admin's change applies to the next.
  */
 bool glue_helps(void)
 {
-	return cosched_get_policy(glue.ep) != COSCHED_POLICY_LOCAL ||
-	       cosched_get_wait_mode(glue.ep, COSCHED_MODE_DEFAULT) !=
-	       COSCHED_MODE_POLL;
+	if (cosched_get_policy(glue.ep) == COSCHED_POLICY_LOCAL &&
+	    cosched_get_wait_mode(glue.ep, COSCHED_MODE_DEFAULT) ==
+	    COSCHED_MODE_POLL)
+		return false;
+	/* Sockets parked while it could not (sockets.c) are watched now. */
+	glue_socks_unpark();
+	return true;
 }
 
 /*

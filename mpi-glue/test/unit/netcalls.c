@@ -47,6 +47,17 @@ int cosched_register_fd(struct cosched_ep *ep, int fd)
 	return 0;
 }
 
+static int unregs[16], nunreg;
+
+int cosched_unregister_fd(struct cosched_ep *ep, int fd)
+{
+	(void)ep;
+	errno = EIO;
+	if (nunreg < (int)(sizeof(unregs) / sizeof(unregs[0])))
+		unregs[nunreg++] = fd;
+	return 0;
+}
+
 /* Registrations since mark() count (numbers get reused). */
 static int from;
 
@@ -137,6 +148,76 @@ static void off(const char *when)
 	close(l);
 }
 
+/*
+ * Under local with a polling wait (park): the module is asked once
+ * whether it can watch them, then nothing is registered until
+ * glue_socks_unpark(), which registers the open ones, later ones too.
+ */
+static void parked_cases(void)
+{
+	struct sockaddr_in sa2;
+	struct cosched_ep *fake = (struct cosched_ep *)&sa2;
+	struct glue_socks_stats st;
+	int l, c, a, c2, a2, n, u;
+
+	glue_socks_arm();
+	l = tcp_listener(&sa2);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	connect(c, (struct sockaddr *)&sa2, sizeof(sa2));
+	a = accept(l, NULL, NULL);
+	mark();
+	u = nunreg;
+	n = glue_socks_start(fake, 0, false, true);
+	ok(n == 3 && nreg - from == 1 && nunreg == u + 1 &&
+	   unregs[u] == regs[from],
+	   "parked: 3 open, one registered and unregistered again (the probe)");
+	mark();
+	c2 = socket(AF_INET, SOCK_STREAM, 0);
+	connect(c2, (struct sockaddr *)&sa2, sizeof(sa2));
+	a2 = accept(l, NULL, NULL);
+	glue_socks_get_stats(&st);
+	ok(nreg == from && st.parked == 5,
+	   "parked: a new connection stays unregistered, 5 parked");
+	close(a);
+	glue_socks_unpark();
+	ok(nreg - from == 4 && registered(l) && registered(c) &&
+	   registered(c2) && registered(a2) && !registered(a),
+	   "unparked: the 4 still open registered, the closed one not");
+	glue_socks_get_stats(&st);
+	ok(st.parked == 0, "unparked: none parked");
+	mark();
+	glue_socks_unpark();
+	ok(nreg == from, "unpark again: nothing more");
+	a = socket(AF_INET, SOCK_STREAM, 0);
+	connect(a, (struct sockaddr *)&sa2, sizeof(sa2));
+	ok(registered(a), "after unpark: a new connection registered at once");
+	close(a);
+	a = accept(l, NULL, NULL);
+	close(a);
+	close(a2);
+	close(c2);
+	close(c);
+	glue_socks_stop();
+
+	/* A module that cannot watch TCP: the job goes plain at once. */
+	glue_socks_arm();
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	connect(c, (struct sockaddr *)&sa2, sizeof(sa2));
+	a = accept(l, NULL, NULL);
+	stub_err = -ENOTTY;
+	n = glue_socks_start(fake, 0, false, true);
+	stub_err = 0;
+	ok(n == -ENOTTY, "parked, hooks refused (-ENOTTY): the error returned");
+	mark();
+	glue_socks_unpark();
+	ok(nreg == from, "not parked after the error: unpark registers nothing");
+	close(a);
+	close(c);
+	close(l);
+	glue_socks_stop();
+	off("after the parked cases");
+}
+
 int main(void)
 {
 	struct sockaddr_in sa, dead = dead_port();
@@ -156,7 +237,7 @@ int main(void)
 	ok(nreg == 0, "no endpoint yet: nothing registered");
 	close(a);
 	u = socket(AF_UNIX, SOCK_STREAM, 0);	/* takes a's number */
-	n = glue_socks_start(fake, 0, false);
+	n = glue_socks_start(fake, 0, false, false);
 	ok(n == 2 && nreg == 2 && registered(l) && registered(c),
 	   "endpoint made: the listener and the connection registered");
 	ok(u == a && !registered(a),
@@ -239,6 +320,7 @@ int main(void)
 
 	glue_socks_stop();
 	off("after stop");
+	parked_cases();
 
 	printf("%d passed, %d failed\n", pass, fail);
 	return fail != 0;
