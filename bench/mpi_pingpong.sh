@@ -25,7 +25,8 @@
 #       under local the glue then uses MPI's own waits, Documentation/
 #       mpi.rst "Where the glue cannot help").  P+glue-hooks: the same
 #       with the module's built-in arrival hooks off (builtin_hooks=N),
-#       to tell their cost from the glue's own.  Default: none.
+#       to tell their cost from the glue's own (under local the glue
+#       registers no socket: the same as P+glue).  Default: none.
 #   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
 #   -n  round trips per size up to 4K, fewer above, at least 20 (default
 #       2000: msgbench's rule, the same counts as bench/latency.sh's runs)
@@ -91,7 +92,9 @@ set_policy() {
 	case $1 in
 	*+glue-hooks)
 		# Where the glue's cost is: the same, with the module's own
-		# arrival hooks off (no per-segment work; sockets registered).
+		# arrival hooks off (no per-segment work; sockets registered
+		# where the policy is not local: under local the glue parks
+		# them, and this is the same as P+glue).
 		set_policy "${1%-hooks}"
 		echo N >"$HOOKS" || die "cannot turn $HOOKS off"
 		POL=$POL-hooks

@@ -157,8 +157,17 @@ static inline struct glue_plain glue_plain_begin(void)
 {
 	struct glue_plain p = glue_other_begin();
 
-	if (glue.ep && !p.other)
+	if (glue.ep && !p.other) {
+		/*
+		 * Every policy but local acts on arrivals during MPI's own
+		 * waits too (a job whose collectives stay blocking, a
+		 * polling loop of MPI_Test): unpark (sockets.c).
+		 */
+		if (__atomic_load_n(&glue_socks_parked, __ATOMIC_RELAXED) &&
+		    cosched_get_policy(glue.ep) != COSCHED_POLICY_LOCAL)
+			glue_socks_unpark();
 		p.seen = cosched_arrivals(glue.ep);
+	}
 	return p;
 }
 

@@ -44,8 +44,7 @@ static struct cosched_ep *ep;
 static struct glue_socks_stats stats;
 static int rank;
 static bool verbose, warned_full;
-/* Read unlocked by glue_socks_unpark(), written under the lock. */
-static bool parked;
+bool glue_socks_parked;
 
 /* SOCKS_REMEMBER: the sockets made before the endpoint, or parked. */
 struct sock_ent {
@@ -161,7 +160,7 @@ static void fork_child(void)
 	__atomic_store_n(&glue_socks_mode, SOCKS_OFF, __ATOMIC_RELAXED);
 	ep = NULL;
 	npending = 0;
-	parked = false;
+	glue_socks_parked = false;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -178,8 +177,14 @@ void glue_socks_arm(void)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Register the sockets remembered that are still open; 0 or -errno. */
-static int add_remembered(void)
+/*
+ * Register the sockets remembered that are still open; 0 or -errno.
+ * At the endpoint's start the first error stops it (the job goes
+ * plain); at unpark nothing can go plain any more, so with all each
+ * socket is tried, and one refused is counted in stats and left to the
+ * wait's timeout.
+ */
+static int add_remembered(bool all)
 {
 	struct sock_ent *p = pending;
 	size_t i, n = npending;
@@ -188,56 +193,70 @@ static int add_remembered(void)
 	pending = NULL;
 	npending = 0;
 	cap = 0;
-	for (i = 0; i < n && !err; i++)
+	for (i = 0; i < n && (all || !err); i++)
 		if (still_open(&p[i]))
 			err = add(p[i].fd);
 	free(p);
 	return err;
 }
 
-/*
- * Can the module watch the sockets remembered?  One is registered and
- * unregistered again: a module that cannot hook TCP sockets makes the
- * job plain now, as it would unparked.  How many are open, or -errno.
- */
-static int probe_remembered(void)
+static size_t open_remembered(void)
 {
-	size_t i;
-	int n = 0, err;
+	size_t i, n = 0;
 
-	for (i = 0; i < npending; i++) {
-		if (!still_open(&pending[i]))
-			continue;
-		if (!n++) {
-			err = cosched_register_fd(ep, pending[i].fd);
-			if (err && err != -EEXIST && err != -ENOSPC &&
-			    err != -EBADF)
-				return err;
-			if (!err)
-				cosched_unregister_fd(ep, pending[i].fd);
-		}
-	}
+	for (i = 0; i < npending; i++)
+		n += still_open(&pending[i]);
 	return n;
+}
+
+/*
+ * Can the module watch TCP sockets?  Asked with a socket of the glue's
+ * own, registered and unregistered again, so that no segment of MPI's
+ * is counted meanwhile: a module that cannot makes the job plain now,
+ * as it would unparked.  0, 1 when no socket could be made to ask with,
+ * or -errno.
+ */
+static int probe_hooks(void)
+{
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 1;
+	err = cosched_register_fd(ep, fd);
+	if (!err)
+		cosched_unregister_fd(ep, fd);
+	close(fd);
+	return err;
 }
 
 int glue_socks_start(struct cosched_ep *e, int r, bool v, bool park)
 {
+	size_t n;
 	int ret;
 
 	pthread_mutex_lock(&lock);
 	ep = e;
 	rank = r;
 	verbose = v;
-	if (park) {
-		ret = probe_remembered();
-		if (ret > 0) {
-			/* Still remembering: new sockets join the parked. */
-			__atomic_store_n(&parked, true, __ATOMIC_RELEASE);
-			pthread_mutex_unlock(&lock);
-			return ret;
-		}
+	n = park ? open_remembered() : 0;
+	ret = n ? probe_hooks() : 1;
+	if (!ret) {
+		/* Still remembering: new sockets join the parked. */
+		__atomic_store_n(&glue_socks_parked, true, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&lock);
+		return (int)n;
 	}
-	ret = add_remembered();
+	if (ret == 1)
+		ret = add_remembered(false);
+	if (ret) {		/* the job goes plain: forget them */
+		free(pending);
+		pending = NULL;
+		npending = 0;
+		cap = 0;
+	}
 	__atomic_store_n(&glue_socks_mode, ret ? SOCKS_OFF : SOCKS_REGISTER,
 			 __ATOMIC_RELAXED);
 	if (!ret)
@@ -248,17 +267,24 @@ int glue_socks_start(struct cosched_ep *e, int r, bool v, bool park)
 
 void glue_socks_unpark(void)
 {
+	uint64_t failed;
+
 	/* Acquire: a thread that saw it cleared sees the registrations. */
-	if (!__atomic_load_n(&parked, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&glue_socks_parked, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&lock);
-	if (parked && ep) {
-		/* An error now only leaves the rest to the wait's timeout. */
-		add_remembered();
+	if (glue_socks_parked && ep) {
+		failed = stats.failed;
+		add_remembered(true);
 		__atomic_store_n(&glue_socks_mode, SOCKS_REGISTER,
 				 __ATOMIC_RELAXED);
+		if (verbose && stats.failed != failed)
+			fprintf(stderr,
+				"cosched-mpi: rank %d: %llu parked sockets refused by the module: their messages end a wait only at its timeout\n",
+				rank,
+				(unsigned long long)(stats.failed - failed));
 	}
-	__atomic_store_n(&parked, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&glue_socks_parked, false, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -268,7 +294,7 @@ void glue_socks_stop(void)
 
 	pthread_mutex_lock(&lock);
 	__atomic_store_n(&glue_socks_mode, SOCKS_OFF, __ATOMIC_RELAXED);
-	__atomic_store_n(&parked, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&glue_socks_parked, false, __ATOMIC_RELAXED);
 	ep = NULL;
 	p = pending;
 	pending = NULL;
@@ -294,12 +320,8 @@ void glue_socks_new(int fd)
 
 void glue_socks_get_stats(struct glue_socks_stats *st)
 {
-	size_t i;
-
 	pthread_mutex_lock(&lock);
 	*st = stats;
-	st->parked = 0;
-	for (i = 0; parked && i < npending; i++)
-		st->parked += still_open(&pending[i]);
+	st->parked = glue_socks_parked ? open_remembered() : 0;
 	pthread_mutex_unlock(&lock);
 }

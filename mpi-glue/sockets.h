@@ -25,6 +25,8 @@ enum glue_socks_mode {
 
 /* Read by every interposed call: its one branch when SOCKS_OFF. */
 extern int glue_socks_mode;
+/* Sockets kept unregistered until glue_socks_unpark(); read unlocked. */
+extern bool glue_socks_parked;
 
 struct glue_socks_stats {
 	uint64_t registered;	/* sockets the module watches for the glue */
@@ -45,7 +47,10 @@ void glue_socks_arm(void);
  */
 int glue_socks_start(struct cosched_ep *ep, int rank, bool verbose,
 		     bool park);
-/* The glue can help now: register the parked sockets.  Cheap if none. */
+/*
+ * The glue can help now: register the parked sockets (each one tried;
+ * refusals counted in failed).  Cheap if none.
+ */
 void glue_socks_unpark(void);
 /* Before the endpoint is closed: from now on, sockets are left alone. */
 void glue_socks_stop(void);

@@ -126,6 +126,15 @@ socket_cases() { # mpi
 	[ "$(ranks_reporting "$W/$n.err")" = 2 ] && [ "$(field_min "$W/$n.err" sockets)" -gt 0 ] &&
 		[ "$(field_sum "$W/$n.err" scans)" = 0 ]
 	check $? "$m sb: both ranks registered sockets ($(field_min "$W/$n.err" sockets) or more), no scans ($(field_sum "$W/$n.err" scans))"
+	# Under local a block wait goes through the module: never parked.
+	echo local >"$SYS/policy"
+	n=latesock-block-$m
+	job $n -v -r block -m $m -n 2 "$T/latesock.$m"
+	[ "$(cat "$W/$n.rc")" = 0 ] &&
+		[ "$(grep -c '^latesock: rank [01]: 5 passed, 0 failed' "$W/$n.out")" = 2 ] &&
+		[ "$(field_sum "$W/$n.err" sockets_parked)" = 0 ]
+	check $? "$m local, -r block: sockets registered at once, none parked: $(grep -c '^ok' "$W/$n.out") of 10 checks" ||
+		grep -v '^ok' "$W/$n.out" "$W/$n.err" | tail -6 | sed 's/^/# /'
 }
 
 # Two ranks on this node with the MPI's shared memory allowed (mpiexec
@@ -194,6 +203,30 @@ switch_cases() { # mpi
 		check $? "$m $from then $to: $(head -1 "$W/$n.out"); non-blocking collectives in $nb of 2 ranks; $cw cosched waits, $pc calls left to MPI; $so or more sockets registered, $ar arrivals" ||
 			tail -3 "$W/$n.err" | sed 's/^/# /'
 	done
+	# Collectives only, started under local: MPI's blocking ones for
+	# the job's life, never a wait through the module; the switch
+	# still unparks the sockets at the next call (mpi-glue/glue.h,
+	# glue_plain_begin), so the module sees the arrivals sb acts on.
+	n=switch-coll-$m
+	ready=$W/$n.ready
+	rm -f "$ready"
+	echo local >"$SYS/policy"
+	job $n -v -m $m -n 2 "$T/mixed.$m" -s 8 -c -r "$ready" &
+	i=0
+	while [ ! -e "$ready" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 1
+	echo sb >"$SYS/policy"
+	wait $!
+	so=$(field_min "$W/$n.err" sockets)
+	ar=$(field_sum "$W/$n.err" module_arrivals)
+	[ "$(ranks_reporting "$W/$n.err")" = 2 ] && [ "$so" -gt 0 ] && [ "$ar" -gt 0 ] &&
+		[ "$(field_sum "$W/$n.err" coll_nb)" = 0 ] &&
+		[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^mixed: .* 0 failed' "$W/$n.out"
+	check $? "$m local then sb, collectives only: $(head -1 "$W/$n.out"); $so or more sockets registered, $ar arrivals" ||
+		tail -3 "$W/$n.err" | sed 's/^/# /'
 }
 
 # Collectives with one rank unlike the other must complete (the job

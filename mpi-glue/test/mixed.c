@@ -5,14 +5,15 @@
  * MPI_COMM_WORLD and on a split communicator of reversed rank order, with
  * integer checks; -s S: as many iterations as fit in S seconds of rank
  * 0's clock, and -r FILE: rank 0 creates FILE once MPI_Init has returned
- * (a policy changed meanwhile, test/guest.sh).  With -t R,
+ * (a policy changed meanwhile, test/guest.sh); -c: the collectives
+ * only, no MPI_Sendrecv.  With -t R,
  * rank R issues them from a second thread while the thread that
  * initialised MPI waits in pthread_join.  Run it with one rank unlike
  * the others (test/onerank.sh, or -t): under the glue every rank must
  * still use the same form of each collective, or the job hangs (the
  * caller's timeout then fails it).  Rank 0 prints one line; exit 1 on a
  * wrong result.
- *   mpiexec -n N mixed [-i iterations | -s seconds] [-r file] [-t rank]
+ *   mpiexec -n N mixed [-i iterations | -s seconds] [-r file] [-t rank] [-c]
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -24,7 +25,7 @@
 
 #define MAXRANKS 64
 
-static int iters = 100, seconds, fails;
+static int iters = 100, seconds, fails, coll_only;
 
 static void expect(int cond, const char *what, int i)
 {
@@ -61,6 +62,8 @@ static void round_on(MPI_Comm comm, int i)
 	MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, comm);
 	for (k = 0; k < n; k++)
 		expect(in[k] == 100 * k + r + i, "alltoall", i);
+	if (coll_only)
+		return;
 	v = 10 * r + i;
 	k = -1;
 	MPI_Sendrecv(&v, 1, MPI_INT, (r + 1) % n, 7, &k, 1, MPI_INT,
@@ -104,7 +107,7 @@ int main(int argc, char **argv)
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((opt = getopt(argc, argv, "i:s:r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "ci:s:r:t:")) != -1) {
 		if (opt == 'i')
 			iters = atoi(optarg);
 		else if (opt == 's')
@@ -113,6 +116,8 @@ int main(int argc, char **argv)
 			close(open(optarg, O_WRONLY | O_CREAT, 0644));
 		else if (opt == 't')
 			threaded = atoi(optarg);
+		else if (opt == 'c')
+			coll_only = 1;
 	}
 	if (size > MAXRANKS || (threaded >= 0 &&
 				provided < MPI_THREAD_SERIALIZED)) {

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 static int pass, fail;
-static int regs[256], nreg, stub_err;
+static int regs[256], nreg, stub_err, stub_fail_once, ncalls;
 
 static void ok(int cond, const char *what)
 {
@@ -38,8 +38,14 @@ static void ok(int cond, const char *what)
 /* The module's side, stubbed: errno clobbered as an ioctl might. */
 int cosched_register_fd(struct cosched_ep *ep, int fd)
 {
+	int err = stub_fail_once;
+
 	(void)ep;
 	errno = EIO;
+	ncalls++;
+	stub_fail_once = 0;
+	if (err)
+		return err;
 	if (stub_err)
 		return stub_err;
 	if (nreg < (int)(sizeof(regs) / sizeof(regs[0])))
@@ -149,16 +155,18 @@ static void off(const char *when)
 }
 
 /*
- * Under local with a polling wait (park): the module is asked once
- * whether it can watch them, then nothing is registered until
- * glue_socks_unpark(), which registers the open ones, later ones too.
+ * Under local with a polling wait (park): the module is asked once, with
+ * a socket of the glue's own, whether it can watch TCP sockets; then
+ * nothing is registered until glue_socks_unpark(), which registers the
+ * open ones, later ones at once.
  */
 static void parked_cases(void)
 {
 	struct sockaddr_in sa2;
 	struct cosched_ep *fake = (struct cosched_ep *)&sa2;
 	struct glue_socks_stats st;
-	int l, c, a, c2, a2, n, u;
+	uint64_t failed;
+	int l, c, a, c2, a2, n, u, calls;
 
 	glue_socks_arm();
 	l = tcp_listener(&sa2);
@@ -169,21 +177,24 @@ static void parked_cases(void)
 	u = nunreg;
 	n = glue_socks_start(fake, 0, false, true);
 	ok(n == 3 && nreg - from == 1 && nunreg == u + 1 &&
-	   unregs[u] == regs[from],
-	   "parked: 3 open, one registered and unregistered again (the probe)");
+	   unregs[u] == regs[from] && !registered(l) && !registered(c) &&
+	   !registered(a),
+	   "parked: 3 open; a socket of its own registered and unregistered (the probe)");
 	mark();
 	c2 = socket(AF_INET, SOCK_STREAM, 0);
 	connect(c2, (struct sockaddr *)&sa2, sizeof(sa2));
 	a2 = accept(l, NULL, NULL);
-	glue_socks_get_stats(&st);
-	ok(nreg == from && st.parked == 5,
-	   "parked: a new connection stays unregistered, 5 parked");
 	close(a);
-	glue_socks_unpark();
-	ok(nreg - from == 4 && registered(l) && registered(c) &&
-	   registered(c2) && registered(a2) && !registered(a),
-	   "unparked: the 4 still open registered, the closed one not");
 	glue_socks_get_stats(&st);
+	ok(nreg == from && st.parked == 4,
+	   "parked: a new connection stays unregistered; 4 open parked, the closed one not counted");
+	glue_socks_get_stats(&st);
+	failed = st.failed;
+	stub_fail_once = -ENOMEM;
+	glue_socks_unpark();
+	glue_socks_get_stats(&st);
+	ok(nreg - from == 3 && st.failed == failed + 1 && !registered(a),
+	   "unparked, the first registration refused: the other 3 still registered, 1 counted failed");
 	ok(st.parked == 0, "unparked: none parked");
 	mark();
 	glue_socks_unpark();
@@ -199,18 +210,39 @@ static void parked_cases(void)
 	close(c);
 	glue_socks_stop();
 
+	/* Stopped while parked (MPI_Finalize under local): nothing later. */
+	glue_socks_arm();
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	connect(c, (struct sockaddr *)&sa2, sizeof(sa2));
+	a = accept(l, NULL, NULL);
+	n = glue_socks_start(fake, 0, false, true);
+	glue_socks_stop();
+	mark();
+	glue_socks_unpark();
+	ok(n == 2 && nreg == from,
+	   "stopped while parked: unpark registers nothing");
+	close(a);
+	close(c);
+
 	/* A module that cannot watch TCP: the job goes plain at once. */
 	glue_socks_arm();
 	c = socket(AF_INET, SOCK_STREAM, 0);
 	connect(c, (struct sockaddr *)&sa2, sizeof(sa2));
 	a = accept(l, NULL, NULL);
 	stub_err = -ENOTTY;
+	calls = ncalls;
 	n = glue_socks_start(fake, 0, false, true);
 	stub_err = 0;
-	ok(n == -ENOTTY, "parked, hooks refused (-ENOTTY): the error returned");
+	ok(n == -ENOTTY && ncalls == calls + 1,
+	   "parked, hooks refused (-ENOTTY): the probe's error returned, no retry");
 	mark();
 	glue_socks_unpark();
-	ok(nreg == from, "not parked after the error: unpark registers nothing");
+	c2 = socket(AF_INET, SOCK_STREAM, 0);
+	connect(c2, (struct sockaddr *)&sa2, sizeof(sa2));
+	ok(nreg == from, "after the error: nothing registered, unpark or not");
+	a2 = accept(l, NULL, NULL);
+	close(a2);
+	close(c2);
 	close(a);
 	close(c);
 	close(l);
