@@ -26,7 +26,10 @@
 #       mpi.rst "Where the glue cannot help").  P+glue-hooks: the same
 #       with the module's built-in arrival hooks off (builtin_hooks=N),
 #       to tell their cost from the glue's own (under local the glue
-#       registers no socket: the same as P+glue).  Default: none.
+#       registers no socket: the same as P+glue).  P+ucxfix: plain MPI
+#       as cosched-run -N runs it, MPICH's ranks with the UCX finalize
+#       fix preloaded alone (libcosched-ucx-finalize.so; Open MPI: the
+#       same as P).  Default: none.
 #   -s  message sizes (default 8,64,512,4K,32K,256K,1M)
 #   -n  round trips per size up to 4K, fewer above, at least 20 (default
 #       2000: msgbench's rule, the same counts as bench/latency.sh's runs)
@@ -89,7 +92,16 @@ trap cleanup EXIT
 # (Not run in a subshell: LOADED must survive for the cleanup.)
 set_policy() {
 	GLUE=
+	UCXFIX=
 	case $1 in
+	*+ucxfix)
+		# Plain MPI as cosched-run -N runs it: MPICH's ranks get the
+		# UCX finalize fix alone (Open MPI's nothing).
+		set_policy "${1%+ucxfix}"
+		UCXFIX=$(cd "$(dirname "$0")/.." && pwd)/build/mpi-glue/libcosched-ucx-finalize.so
+		[ -f "$UCXFIX" ] || die "$UCXFIX missing: run 'make mpi-glue' on the host"
+		POL=$POL+ucxfix
+		return 0 ;;
 	*+glue-hooks)
 		# Where the glue's cost is: the same, with the module's own
 		# arrival hooks off (no per-segment work; sockets registered
@@ -155,6 +167,7 @@ run_mpi() {
 		[ -n "$GLUE" ] && set -- -genv LD_PRELOAD \
 			"$GLUE/libcosched-mpi-mpich.so:$GLUE/libcosched-ucx-finalize.so" \
 			-genv COSCHED_MPI_VERBOSE 1
+		[ -n "$UCXFIX" ] && set -- -genv LD_PRELOAD "$UCXFIX"
 		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
 			mpiexec.mpich -n 2 -bind-to user:0,1 "$@" \
 			"$BIN.mpich" -s "$SIZES" -n "$ITERS"
