@@ -170,24 +170,30 @@ shm_case() { # mpi
 # results, no hang; calls of both kinds on both sides of the switch,
 # which comes once rank 0 is out of MPI_Init (mixed -r: the job's
 # decision is made by then).
+switched_mixed() { # name from to mpi [mixed's options]
+	n=$1 from=$2 to=$3 m=$4
+	shift 4
+	ready=$W/$n.ready
+	rm -f "$ready"
+	echo $from >"$SYS/policy"
+	job $n -v -m $m -n 2 "$T/mixed.$m" -s 8 -r "$ready" "$@" &
+	i=0
+	while [ ! -e "$ready" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 1
+	echo $to >"$SYS/policy"
+	wait $!
+}
+
 switch_cases() { # mpi
 	m=$1
 	for from in local sb; do
 		to=local
 		[ $from = local ] && to=sb
 		n=switch-$from-$m
-		ready=$W/$n.ready
-		rm -f "$ready"
-		echo $from >"$SYS/policy"
-		job $n -v -m $m -n 2 "$T/mixed.$m" -s 8 -r "$ready" &
-		i=0
-		while [ ! -e "$ready" ] && [ $i -lt 600 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		sleep 1
-		echo $to >"$SYS/policy"
-		wait $!
+		switched_mixed $n $from $to $m
 		cw=$(field_sum "$W/$n.err" cosched_waits)
 		pc=$(field_sum "$W/$n.err" plain_calls)
 		nb=$(field_sum "$W/$n.err" coll_nb)
@@ -208,18 +214,7 @@ switch_cases() { # mpi
 	# still unparks the sockets at the next call (mpi-glue/glue.h,
 	# glue_plain_begin), so the module sees the arrivals sb acts on.
 	n=switch-coll-$m
-	ready=$W/$n.ready
-	rm -f "$ready"
-	echo local >"$SYS/policy"
-	job $n -v -m $m -n 2 "$T/mixed.$m" -s 8 -c -r "$ready" &
-	i=0
-	while [ ! -e "$ready" ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sleep 1
-	echo sb >"$SYS/policy"
-	wait $!
+	switched_mixed $n local sb $m -c
 	so=$(field_min "$W/$n.err" sockets)
 	ar=$(field_sum "$W/$n.err" module_arrivals)
 	[ "$(ranks_reporting "$W/$n.err")" = 2 ] && [ "$so" -gt 0 ] && [ "$ar" -gt 0 ] &&
