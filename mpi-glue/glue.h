@@ -142,10 +142,25 @@ struct glue_plain {
  * waiting to MPI (under local, or a job that started there).  Nothing
  * in a job that waits the plain way.
  */
+/*
+ * Every policy but local acts on arrivals during MPI's own calls too (a
+ * job whose collectives stay blocking, a polling loop of MPI_Test, a
+ * thread other than the main one doing all the communication): sockets
+ * parked under local are registered at the first call, in any thread,
+ * that finds another policy (sockets.c).
+ */
+static inline void glue_unpark_check(void)
+{
+	if (__atomic_load_n(&glue_socks_parked, __ATOMIC_RELAXED) &&
+	    glue.ep && cosched_get_policy(glue.ep) != COSCHED_POLICY_LOCAL)
+		glue_socks_unpark();
+}
+
 static inline struct glue_plain glue_other_begin(void)
 {
 	struct glue_plain p = { false, 0 };
 
+	glue_unpark_check();
 	if (glue.ep && !pthread_equal(pthread_self(), glue.owner)) {
 		cosched_progress_begin(glue.ep);
 		p.other = true;
@@ -157,17 +172,8 @@ static inline struct glue_plain glue_plain_begin(void)
 {
 	struct glue_plain p = glue_other_begin();
 
-	if (glue.ep && !p.other) {
-		/*
-		 * Every policy but local acts on arrivals during MPI's own
-		 * waits too (a job whose collectives stay blocking, a
-		 * polling loop of MPI_Test): unpark (sockets.c).
-		 */
-		if (__atomic_load_n(&glue_socks_parked, __ATOMIC_RELAXED) &&
-		    cosched_get_policy(glue.ep) != COSCHED_POLICY_LOCAL)
-			glue_socks_unpark();
+	if (glue.ep && !p.other)
 		p.seen = cosched_arrivals(glue.ep);
-	}
 	return p;
 }
 

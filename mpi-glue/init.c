@@ -3,7 +3,8 @@
  * init.c - MPI_Init, MPI_Init_thread and MPI_Finalize: create the
  * process's cosched endpoint (job id from the launcher, rank and size of
  * MPI_COMM_WORLD), register the TCP sockets MPI_Init made (sockets.c,
- * which registers later ones as MPI makes them), and release it all before
+ * which registers later ones as MPI makes them, or parks them all while
+ * the glue cannot help), and release it all before
  * MPI closes its connections.  Whether the job waits the cosched way is
  * decided by all ranks together: a blocking collective becomes its
  * non-blocking form only in a job whose every rank does that, because
@@ -262,7 +263,7 @@ static void say_stats(void)
 	cosched_stats(glue.ep, &st);
 	glue_socks_get_stats(&socks);
 	fprintf(stderr,
-		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu sockets_parked %llu module_arrivals %llu module_blocks %llu module_wakeups %llu coll_nb %d plain_calls %llu missed_wakeups %llu\n",
+		"cosched-mpi: rank %d job %llu waits %llu cosched_waits %llu spin_hits %llu blocks %llu yields %llu fallbacks %llu sockets %llu sockets_full %llu sockets_failed %llu sockets_parked %llu module_arrivals %llu module_blocks %llu module_wakeups %llu coll_nb %d plain_calls %llu missed_wakeups %llu\n",
 		glue.rank, (unsigned long long)glue.job,
 		(unsigned long long)glue.waits,
 		(unsigned long long)glue.cosched_waits,
@@ -272,6 +273,7 @@ static void say_stats(void)
 		(unsigned long long)glue.fallbacks,
 		(unsigned long long)socks.registered,
 		(unsigned long long)socks.full,
+		(unsigned long long)socks.failed,
 		(unsigned long long)socks.parked,
 		(unsigned long long)st.module.arrivals,
 		(unsigned long long)st.module.blocks,

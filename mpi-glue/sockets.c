@@ -280,7 +280,7 @@ void glue_socks_unpark(void)
 				 __ATOMIC_RELAXED);
 		if (verbose && stats.failed != failed)
 			fprintf(stderr,
-				"cosched-mpi: rank %d: %llu parked sockets refused by the module: their messages end a wait only at its timeout\n",
+				"cosched-mpi: rank %d: %llu parked sockets not registered (closed meanwhile, or refused by the module): a message on a refused one ends a wait only at its timeout\n",
 				rank,
 				(unsigned long long)(stats.failed - failed));
 	}

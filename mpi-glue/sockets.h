@@ -43,7 +43,8 @@ void glue_socks_arm(void);
  * the module cannot watch TCP sockets (the glue then goes plain).  With
  * park (the glue cannot help now), checks that the module can watch
  * them, but keeps them and later ones unregistered until
- * glue_socks_unpark(); returns how many are open.
+ * glue_socks_unpark(); returns how many are open.  If no socket can be
+ * made to ask with, registers them as without park.
  */
 int glue_socks_start(struct cosched_ep *ep, int rank, bool verbose,
 		     bool park);

@@ -109,10 +109,10 @@ static int done_wait(struct look *l)
  * Does a cosched wait do anything MPI's own would not?  Not under local
  * with a polling wait: the module neither boosts nor blocks the waiter,
  * and MPI's blocking call is the same busy wait without the glue's
- * MPI_Test loop (Documentation/results/mpi-glue/zero-cost).  The pending
- * count, which other endpoints' yields still read, is kept by
- * glue_plain() around MPI's own calls; the job's sockets stay parked
- * (unregistered, sockets.c) until the glue first helps.
+ * MPI_Test loop (Documentation/results/mpi-glue/zero-cost).  The job's
+ * sockets stay parked (unregistered, sockets.c) until a call finds
+ * another policy: no arrival is counted meanwhile, so other jobs' yields
+ * see no pending rank here (Documentation/mpi.rst, "Sockets").
  * Asked at each call, so that an admin's change applies to the next.
  */
 bool glue_helps(void)
