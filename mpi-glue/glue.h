@@ -132,17 +132,6 @@ struct glue_plain {
 };
 
 /*
- * A thread other than the one that waits the cosched way is inside an
- * MPI call: its progress may complete the waiter's request with no
- * arrival to wake it, so the waiter spins meanwhile
- * (cosched_progress_begin(3)).  In the waiting thread itself, the call
- * ran MPI's progress engine as a cosched wait's tests do: what arrived
- * before it is consumed (done_wait() in wait.c; the same approximation),
- * so that the pending count stays true where the glue leaves the
- * waiting to MPI (under local, or a job that started there).  Nothing
- * in a job that waits the plain way.
- */
-/*
  * Every policy but local acts on arrivals during MPI's own calls too (a
  * job whose collectives stay blocking, a polling loop of MPI_Test, a
  * thread other than the main one doing all the communication): sockets
@@ -156,6 +145,17 @@ static inline void glue_unpark_check(void)
 		glue_socks_unpark();
 }
 
+/*
+ * A thread other than the one that waits the cosched way is inside an
+ * MPI call: its progress may complete the waiter's request with no
+ * arrival to wake it, so the waiter spins meanwhile
+ * (cosched_progress_begin(3)).  In the waiting thread itself, the call
+ * ran MPI's progress engine as a cosched wait's tests do: what arrived
+ * before it is consumed (done_wait() in wait.c; the same approximation),
+ * so that the pending count stays true where the glue leaves the
+ * waiting to MPI (under local, or a job that started there).  Nothing
+ * in a job that waits the plain way.
+ */
 static inline struct glue_plain glue_other_begin(void)
 {
 	struct glue_plain p = { false, 0 };

@@ -177,6 +177,17 @@ void glue_socks_arm(void)
 	pthread_mutex_unlock(&lock);
 }
 
+/* The list of sockets remembered, detached: the caller frees it. */
+static struct sock_ent *take_remembered(void)
+{
+	struct sock_ent *p = pending;
+
+	pending = NULL;
+	npending = 0;
+	cap = 0;
+	return p;
+}
+
 /*
  * Register the sockets remembered that are still open; 0 or -errno.
  * At the endpoint's start the first error stops it (the job goes
@@ -186,13 +197,10 @@ void glue_socks_arm(void)
  */
 static int add_remembered(bool all)
 {
-	struct sock_ent *p = pending;
 	size_t i, n = npending;
+	struct sock_ent *p = take_remembered();
 	int err = 0;
 
-	pending = NULL;
-	npending = 0;
-	cap = 0;
 	for (i = 0; i < n && (all || !err); i++)
 		if (still_open(&p[i]))
 			err = add(p[i].fd);
@@ -251,12 +259,8 @@ int glue_socks_start(struct cosched_ep *e, int r, bool v, bool park)
 	}
 	if (ret == 1)
 		ret = add_remembered(false);
-	if (ret) {		/* the job goes plain: forget them */
-		free(pending);
-		pending = NULL;
-		npending = 0;
-		cap = 0;
-	}
+	if (ret)		/* the job goes plain: forget them */
+		free(take_remembered());
 	__atomic_store_n(&glue_socks_mode, ret ? SOCKS_OFF : SOCKS_REGISTER,
 			 __ATOMIC_RELAXED);
 	if (!ret)
@@ -296,10 +300,7 @@ void glue_socks_stop(void)
 	__atomic_store_n(&glue_socks_mode, SOCKS_OFF, __ATOMIC_RELAXED);
 	__atomic_store_n(&glue_socks_parked, false, __ATOMIC_RELAXED);
 	ep = NULL;
-	p = pending;
-	pending = NULL;
-	npending = 0;
-	cap = 0;
+	p = take_remembered();
 	pthread_mutex_unlock(&lock);
 	free(p);
 }
