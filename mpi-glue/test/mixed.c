@@ -6,14 +6,16 @@
  * integer checks; -s S: as many iterations as fit in S seconds of rank
  * 0's clock, and -r FILE: rank 0 creates FILE once MPI_Init has returned
  * (a policy changed meanwhile, test/guest.sh); -c: the collectives
- * only, no MPI_Sendrecv.  With -t R,
+ * only, no MPI_Sendrecv; -w: RMA only, each iteration a put to the
+ * ring's next rank between two MPI_Win_fence calls (rank 0's decision to
+ * go on is put too: no other MPI call in the loop).  With -t R,
  * rank R issues them from a second thread while the thread that
  * initialised MPI waits in pthread_join.  Run it with one rank unlike
  * the others (test/onerank.sh, or -t): under the glue every rank must
  * still use the same form of each collective, or the job hangs (the
  * caller's timeout then fails it).  Rank 0 prints one line; exit 1 on a
  * wrong result.
- *   mpiexec -n N mixed [-i iterations | -s seconds] [-r file] [-t rank] [-c]
+ *   mpiexec -n N mixed [-i iterations | -s seconds] [-r file] [-t rank] [-c | -w]
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -25,7 +27,7 @@
 
 #define MAXRANKS 64
 
-static int iters = 100, seconds, fails, coll_only;
+static int iters = 100, seconds, fails, coll_only, rma_only;
 
 static void expect(int cond, const char *what, int i)
 {
@@ -80,6 +82,31 @@ static int more(int i, time_t end)
 	return go;
 }
 
+/* -w: the ring of round_on() by MPI_Put and MPI_Win_fence alone. */
+static void rma_loop(time_t end, int rank, int size)
+{
+	int slot[2] = { -1, 1 }, v, go, k, i;	/* [0] from the left, [1] go */
+	MPI_Win win;
+
+	MPI_Win_create(slot, sizeof(slot), sizeof(int), MPI_INFO_NULL,
+		       MPI_COMM_WORLD, &win);
+	MPI_Win_fence(0, win);
+	for (i = 0; slot[1]; i++) {
+		v = 10 * rank + i;
+		MPI_Put(&v, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
+		go = seconds ? time(NULL) < end : i + 1 < iters;
+		if (rank == 0)
+			for (k = 0; k < size; k++)
+				MPI_Put(&go, 1, MPI_INT, k, 1, 1, MPI_INT, win);
+		MPI_Win_fence(0, win);
+		expect(slot[0] == 10 * ((rank + size - 1) % size) + i, "put", i);
+		/* Nobody puts again before everyone has read its slots. */
+		MPI_Win_fence(0, win);
+	}
+	iters = i;
+	MPI_Win_free(&win);
+}
+
 static void *loop(void *arg)
 {
 	time_t end = time(NULL) + seconds;
@@ -89,6 +116,10 @@ static void *loop(void *arg)
 	(void)arg;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (rma_only) {
+		rma_loop(end, rank, size);
+		return NULL;
+	}
 	MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &split);
 	for (i = 0; more(i, end); i++) {
 		round_on(MPI_COMM_WORLD, i);
@@ -107,7 +138,7 @@ int main(int argc, char **argv)
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((opt = getopt(argc, argv, "ci:s:r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "ci:s:r:t:w")) != -1) {
 		if (opt == 'i')
 			iters = atoi(optarg);
 		else if (opt == 's')
@@ -118,6 +149,8 @@ int main(int argc, char **argv)
 			threaded = atoi(optarg);
 		else if (opt == 'c')
 			coll_only = 1;
+		else if (opt == 'w')
+			rma_only = 1;
 	}
 	if (size > MAXRANKS || (threaded >= 0 &&
 				provided < MPI_THREAD_SERIALIZED)) {

@@ -2,7 +2,7 @@
 /*
  * newcalls - the calls the glue intercepts since its table (calls.def):
  * MPI_Bsend, MPI_Rsend, MPI_Alltoallw, the neighbourhood collectives on
- * a periodic ring, MPI_Win_wait (and the pass-through MPI_Win_fence),
+ * a periodic ring, MPI_Win_wait (and MPI_Win_fence, left to MPI),
  * and the large-count _c forms where the MPI has them (MPI 4), with
  * integer checks.  Run on 3 ranks or more (with 2, a ring's left and
  * right neighbour are one rank, and MPICH 4.0.2's Neighbor_alltoallv
