@@ -249,7 +249,7 @@ def large_count_args(c, protos):
 # ---------------------------------------------------------- Fortran side
 
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op",
-           "MPI_Win": "Win", "MPI_Message": "Message",
+           "MPI_Win": "Win", "MPI_Message": "Message", "MPI_Group": "Group",
            "MPI_Request": "Request"}
 
 
@@ -296,7 +296,8 @@ def fortran_body(c, f08):
                 size = "*count"
             else:
                 size = "glue_f_peers(PMPI_Comm_f2c(*comm), %d, %d)" % (
-                    c.name.startswith("Neighbor_"), n.startswith("send"))
+                    c.name.startswith(("Neighbor_", "Ineighbor_")),
+                n.startswith("send"))
             pre.append("int n_%s = %s;" % (n, size))
             pre.append("%s *c_%s = glue_f_alloc(n_%s, sizeof(%s), &rc);" %
                        (b, n, n, b))
@@ -371,10 +372,22 @@ def fortran_chain(c, f08):
     return fn, fparams, fargs, "\n".join(out)
 
 
+def converts_arrays_for_later(c):
+    """A call that starts an operation (it returns a request) and takes
+    arrays of handles: MPI may read the converted C arrays until the
+    request completes, after the entry has freed them.  The MPI's own
+    entry keeps them alive; the glue leaves such calls to it."""
+    return c.arg("request") and any(
+        a.base() in HANDLES and a.base() != "MPI_Request" and a.is_array()
+        for a in c.args)
+
+
 def fortran(calls, libs, protos):
     """Entry points: bindings that reach PMPI_<name> and not MPI_<name>."""
     out, entries = [], []
     for c in calls:
+        if converts_arrays_for_later(c):
+            continue
         low = "mpi_" + c.name.lower()
         for path, (defs, refs) in libs.items():
             if "PMPI_" + c.name not in refs:
@@ -530,6 +543,8 @@ def main():
         f.write("large-count _c wrappers: %s\n" % (" ".join(large) or "none"))
         for name, f08, syms in fentries:
             f.write("fortran %s: %s\n" % (name, " ".join(syms)))
+        f.write("fortran left to the MPI's own entries: %s\n" % " ".join(
+            c.name for c in calls if converts_arrays_for_later(c)))
 
 
 if __name__ == "__main__":

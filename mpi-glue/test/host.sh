@@ -100,9 +100,13 @@ for m in mpich openmpi; do
 		warned new-$m && has "$W/new-$m.err" 0 "Bsend 1" "Rsend 1" \
 		"Alltoallw 1" "Neighbor_allgather 1" "Neighbor_allgatherv 1" \
 		"Neighbor_alltoall 1" "Neighbor_alltoallv 1" \
-		"Neighbor_alltoallw 1" &&
+		"Neighbor_alltoallw 1" "Ibarrier 1" "Iallreduce 1" "Improbe" \
+		"Imrecv 1" "Request_get_status" &&
 		{ ! grep -q 'windows yes' "$W/new-$m.out" ||
-			has "$W/new-$m.err" 0 "Win_wait 1"; } &&
+			has "$W/new-$m.err" 0 "Win_wait 1" "Win_post 1" \
+				"Win_fence 2" "Win_lock 2" "Win_unlock 2" \
+				"Win_flush 1" "Win_lock_all 1" "Win_sync 1" \
+				"Win_unlock_all 1"; } &&
 		{ ! grep -q 'large-count yes' "$W/new-$m.out" ||
 			has "$W/new-$m.err" 1 "Send 1" "Recv 2" "Allreduce 2"; }
 	check $? "$m: new calls intercepted: $(head -1 "$W/new-$m.out")"

@@ -85,13 +85,14 @@ static int more(int i, time_t end)
 /* -w: the ring of round_on() by MPI_Put and MPI_Win_fence alone. */
 static void rma_loop(time_t end, int rank, int size)
 {
-	int slot[2] = { -1, 1 }, v, go, k, i;	/* [0] from the left, [1] go */
+	int slot[2] = { -1, 1 };	/* [0]: from the left; [1]: go on */
+	int v, go, k, i, again = 1;
 	MPI_Win win;
 
 	MPI_Win_create(slot, sizeof(slot), sizeof(int), MPI_INFO_NULL,
 		       MPI_COMM_WORLD, &win);
 	MPI_Win_fence(0, win);
-	for (i = 0; slot[1]; i++) {
+	for (i = 0; again; i++) {
 		v = 10 * rank + i;
 		MPI_Put(&v, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
 		go = seconds ? time(NULL) < end : i + 1 < iters;
@@ -100,7 +101,12 @@ static void rma_loop(time_t end, int rank, int size)
 				MPI_Put(&go, 1, MPI_INT, k, 1, 1, MPI_INT, win);
 		MPI_Win_fence(0, win);
 		expect(slot[0] == 10 * ((rank + size - 1) % size) + i, "put", i);
-		/* Nobody puts again before everyone has read its slots. */
+		/*
+		 * Read within this epoch: after the next fence the next
+		 * epoch's puts may already have landed.  Nobody puts again
+		 * before everyone has read its slots.
+		 */
+		again = slot[1];
 		MPI_Win_fence(0, win);
 	}
 	iters = i;

@@ -2,7 +2,9 @@
 /*
  * newcalls - the calls the glue intercepts since its table (calls.def):
  * MPI_Bsend, MPI_Rsend, MPI_Alltoallw, the neighbourhood collectives on
- * a periodic ring, MPI_Win_wait (and MPI_Win_fence, left to MPI),
+ * a periodic ring, MPI_Win_wait, and calls left to MPI but counted
+ * (non-blocking collectives, MPI_Improbe/Imrecv, MPI_Request_get_status,
+ * fences, passive-target locks),
  * and the large-count _c forms where the MPI has them (MPI 4), with
  * integer checks.  Run on 3 ranks or more (with 2, a ring's left and
  * right neighbour are one rank, and MPICH 4.0.2's Neighbor_alltoallv
@@ -106,13 +108,45 @@ static void coll(int r, int n)
 }
 
 /*
+ * Calls the glue leaves to MPI (prog): non-blocking collectives, a
+ * matched probe and receive, and a request's status read without
+ * freeing it.
+ */
+static void nonblocking(int r, int n)
+{
+	int v = r + 1, sum = 0, got = -1, flag = 0, left = (r + n - 1) % n;
+	MPI_Request req, sreq;
+	MPI_Message msg;
+	MPI_Status st;
+
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	expect(sum == n * (n + 1) / 2, "iallreduce");
+
+	v = 800 + r;
+	MPI_Isend(&v, 1, MPI_INT, (r + 1) % n, 4, MPI_COMM_WORLD, &sreq);
+	while (!flag)
+		MPI_Improbe(left, 4, MPI_COMM_WORLD, &flag, &msg, &st);
+	MPI_Imrecv(&got, 1, MPI_INT, &msg, &req);
+	for (flag = 0; !flag;)
+		MPI_Request_get_status(req, &flag, &st);
+	expect(req != MPI_REQUEST_NULL && st.MPI_SOURCE == left,
+	       "request_get_status");
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+	expect(got == 800 + left, "improbe/imrecv");
+}
+
+/*
  * Rank 0 exposes its window to the others, which each put their rank.
  * Open MPI 4.1 over the tcp BTL alone has no one-sided component: no
  * window, and 0 returned.
  */
 static int rma(int r, int n)
 {
-	int mem[MAXRANKS] = { 0 }, k, ok = 1, rc;
+	int mem[MAXRANKS + 1] = { 0 }, k, ok = 1, rc;	/* [MAXRANKS]: locks' */
 	MPI_Group world, peers;
 	MPI_Win win;
 	int zero = 0;
@@ -151,6 +185,22 @@ static int rma(int r, int n)
 	MPI_Put(&k, 1, MPI_INT, (r + 1) % n, 0, 1, MPI_INT, win);
 	MPI_Win_fence(0, win);
 	expect(mem[0] == 2000 + (r + n - 1) % n, "win_fence");
+
+	/* Passive target: each rank adds its rank to rank 0's last slot. */
+	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+	k = r;
+	MPI_Accumulate(&k, 1, MPI_INT, 0, MAXRANKS, 1, MPI_INT, MPI_SUM, win);
+	MPI_Win_flush(0, win);
+	MPI_Win_unlock(0, win);
+	MPI_Win_lock_all(0, win);
+	MPI_Win_sync(win);
+	MPI_Win_unlock_all(win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (r == 0) {
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		expect(mem[MAXRANKS] == n * (n - 1) / 2, "win_lock");
+		MPI_Win_unlock(0, win);
+	}
 	MPI_Win_free(&win);
 	return 1;
 }
@@ -187,6 +237,7 @@ int main(int argc, char **argv)
 	}
 	p2p(r, n);
 	coll(r, n);
+	nonblocking(r, n);
 	win = rma(r, n);
 	large(r, n);
 	MPI_Reduce(&fails, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
