@@ -75,7 +75,8 @@ SLICE='cd /sys/kernel/debug/sched && echo "slice=$(cat base_slice_ns 2>/dev/null
 echo "latency=$(cat latency_ns 2>/dev/null)"
 echo "wakeup=$(cat wakeup_granularity_ns 2>/dev/null)"
 echo "eevdf=$(test -e base_slice_ns && echo yes || echo no)"
-echo "dilation=$COSCHED_DILATION"'
+echo "dilation=$COSCHED_DILATION"
+echo "autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)"'
 PROBES+=$SLICE
 
 streams_apart() { grep -qx stderr-probe "$2" && ! grep -q stderr-probe "$1"; }
@@ -147,6 +148,9 @@ test_kernel() {
 		--timeout 300 -- sh -c "$SLICE" >"$dir/cal.out" 2>&1 || status=$?
 	check "$k: --calibrated exits 0 and exports COSCHED_DILATION=2.5" \
 		test "$status:$(fact "$dir/cal.out" dilation)" = 0:2.5 || diag "$dir/cal.out"
+	ag=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)
+	check "$k: --calibrated takes this host's autogroup setting ($ag; booted: $(fact "$out" autogroup))" \
+		test "$(fact "$dir/cal.out" autogroup)" = "$ag" || diag "$dir/cal.out"
 	slice=$(fact "$out" slice)
 	scaled=$(awk -v s="$slice" 'BEGIN { printf "%.0f", s * 2.5 }')
 	tick=$("$KERNELS" tick "$rel") || tick=

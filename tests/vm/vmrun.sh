@@ -24,6 +24,11 @@
 #                   6.12 (EEVDF) through base_slice_ns, 6.1 (CFS) through
 #                   latency_ns and min_granularity_ns (wakeup_granularity_ns
 #                   keeps its ratio to latency_ns).
+#                   The guest also takes this host's autogroup setting
+#                   (kernel.sched_autogroup_enabled: the 6.1 guest boots
+#                   with it off, 6.12 and this host with it on, and it
+#                   decides how a job in a session of its own shares a
+#                   CPU with a hog in another).
 #                   The factor and the host's quantum come from bench/calibrate
 #                   (cached; measured first if absent), or from
 #                   $COSCHED_DILATION and $COSCHED_HOST_QUANTUM_MS if set.
@@ -355,7 +360,18 @@ calibrate_sh() {
 	echo "export COSCHED_DILATION=$(shq "$DILATION") COSCHED_MODPARAMS=$(shq "$MODPARAMS")" \
 		"COSCHED_HOST_QUANTUM_MS=$(shq "$HOST_QUANTUM_MS") COSCHED_SLICE_RULE=$(shq "$SLICE_RULE")"
 	echo "tick_ns=$(shq "$GUEST_TICK_NS")"
+	echo "autogroup=$(shq "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)")"
 	cat <<'EOF'
+# Autogroup as on this host: each session's tasks share a CPU as one
+# group, so a job spread over CPUs gets less of each than a one-CPU hog
+# in a session of its own (Documentation/calibration.rst).
+ag=/proc/sys/kernel/sched_autogroup_enabled
+if [ -w $ag ]; then
+	echo "$autogroup" >$ag || { echo "vmrun: --calibrated: cannot write $ag" >&2; exit 1; }
+elif [ "$autogroup" != 0 ]; then
+	echo "vmrun: --calibrated: this host schedules by autogroup, $(uname -r) cannot" >&2
+	exit 1
+fi
 d=/sys/kernel/debug/sched
 # put F V: write V into $d/F, or stop the guest's run.
 put() { echo "$2" >$d/$1 || { echo "vmrun: --calibrated: cannot write $d/$1" >&2; exit 1; }; }
