@@ -148,9 +148,16 @@ test_kernel() {
 		--timeout 300 -- sh -c "$SLICE" >"$dir/cal.out" 2>&1 || status=$?
 	check "$k: --calibrated exits 0 and exports COSCHED_DILATION=2.5" \
 		test "$status:$(fact "$dir/cal.out" dilation)" = 0:2.5 || diag "$dir/cal.out"
-	ag=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)
-	check "$k: --calibrated takes this host's autogroup setting ($ag; booted: $(fact "$out" autogroup))" \
-		test "$(fact "$dir/cal.out" autogroup)" = "$ag" || diag "$dir/cal.out"
+	# The host's autogroup, given as the opposite of the guest's own so
+	# that the write shows (6.1 boots with it off, 6.12 on).
+	local booted want
+	booted=$(fact "$out" autogroup)
+	want=$((1 - booted))
+	status=0
+	COSCHED_HOST_AUTOGROUP=$want COSCHED_DILATION=2.5 COSCHED_HOST_QUANTUM_MS=4 "$VMRUN" \
+		--kernel "$k" --calibrated --timeout 300 -- sh -c "$SLICE" >"$dir/ag.out" 2>&1 || status=$?
+	check "$k: --calibrated gives the guest the host's autogroup ($want; booted: $booted)" \
+		test "$status:$(fact "$dir/ag.out" autogroup)" = "0:$want" || diag "$dir/ag.out"
 	slice=$(fact "$out" slice)
 	scaled=$(awk -v s="$slice" 'BEGIN { printf "%.0f", s * 2.5 }')
 	tick=$("$KERNELS" tick "$rel") || tick=

@@ -24,11 +24,13 @@
 #                   6.12 (EEVDF) through base_slice_ns, 6.1 (CFS) through
 #                   latency_ns and min_granularity_ns (wakeup_granularity_ns
 #                   keeps its ratio to latency_ns).
-#                   The guest also takes this host's autogroup setting
-#                   (kernel.sched_autogroup_enabled: the 6.1 guest boots
-#                   with it off, 6.12 and this host with it on, and it
-#                   decides how a job in a session of its own shares a
-#                   CPU with a hog in another).
+#                   The guest also takes this host's autogroup, on if
+#                   kernel.sched_autogroup_enabled is 1 and vmrun.sh runs
+#                   in the root CPU cgroup (where autogroup applies), or
+#                   $COSCHED_HOST_AUTOGROUP (0 or 1) if set: the 6.1 guest
+#                   boots with it off, 6.12 and this host with it on, and
+#                   it decides how a job in a session of its own shares
+#                   a CPU with a hog in another.
 #                   The factor and the host's quantum come from bench/calibrate
 #                   (cached; measured first if absent), or from
 #                   $COSCHED_DILATION and $COSCHED_HOST_QUANTUM_MS if set.
@@ -356,11 +358,23 @@ write_ctl() {
 # short of the factor times that quantum.  The quantum rule sets the
 # slice half a guest tick short of factor x quantum (never below the
 # scaled slice), so that the tick ending it is the one at factor x quantum.
+# 1 if this host's tasks are scheduled by autogroup: the sysctl on, and
+# this process in the root CPU cgroup (a task elsewhere is scheduled by
+# its cgroup, the sysctl notwithstanding).
+host_autogroup() {
+	local on cg
+	on=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null) || on=0
+	# cgroup v1: the line whose controllers include cpu; else v2's "0::".
+	cg=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; found = 1; exit }
+		$1 == 0 && $2 == "" { v2 = $3 } END { if (!found) print v2 }' /proc/self/cgroup 2>/dev/null)
+	[[ $on == 1 && $cg == / ]] && echo 1 || echo 0
+}
+
 calibrate_sh() {
 	echo "export COSCHED_DILATION=$(shq "$DILATION") COSCHED_MODPARAMS=$(shq "$MODPARAMS")" \
 		"COSCHED_HOST_QUANTUM_MS=$(shq "$HOST_QUANTUM_MS") COSCHED_SLICE_RULE=$(shq "$SLICE_RULE")"
 	echo "tick_ns=$(shq "$GUEST_TICK_NS")"
-	echo "autogroup=$(shq "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)")"
+	echo "autogroup=$(shq "${COSCHED_HOST_AUTOGROUP:-$(host_autogroup)}")"
 	cat <<'EOF'
 # Autogroup as on this host: each session's tasks share a CPU as one
 # group, so a job spread over CPUs gets less of each than a one-CPU hog
@@ -369,7 +383,7 @@ ag=/proc/sys/kernel/sched_autogroup_enabled
 if [ -w $ag ]; then
 	echo "$autogroup" >$ag || { echo "vmrun: --calibrated: cannot write $ag" >&2; exit 1; }
 elif [ "$autogroup" != 0 ]; then
-	echo "vmrun: --calibrated: this host schedules by autogroup, $(uname -r) cannot" >&2
+	echo "vmrun: --calibrated: this host schedules by autogroup; $ag is not writable here" >&2
 	exit 1
 fi
 d=/sys/kernel/debug/sched

@@ -11,7 +11,8 @@ import re
 import statistics
 import sys
 
-LINE = re.compile(r"\[(\d+)\]\s+([\d.]+):.*==> next_comm=(.*?) next_pid=(\d+)")
+LINE = re.compile(r"\[(\d+)\]\s+([\d.]+):.*prev_comm=(.*?) prev_pid=.*"
+                  r"==> next_comm=(.*?) next_pid=(\d+)")
 
 
 def kind(comm):
@@ -33,10 +34,12 @@ def main():
             continue
         first = t if first is None else first
         last = t
-        nxt = kind(m.group(3))
-        if cpu in cur and cur[cpu] != nxt and cur[cpu] == "rank":
+        nxt = kind(m.group(4))
+        if cpu not in cur:      # what ran before the CPU's first switch
+            cur[cpu], since[cpu] = kind(m.group(3)), first
+        if cur[cpu] != nxt and cur[cpu] == "rank":
             spans.setdefault(cpu, []).append((since[cpu], t))
-        if cpu not in cur or cur[cpu] != nxt:
+        if cur[cpu] != nxt:
             since[cpu] = t
         cur[cpu] = nxt
         # A stint: from one competitor's turn to the other's; other
@@ -45,6 +48,9 @@ def main():
             if cpu in owner:
                 stints.setdefault((cpu, owner[cpu]), []).append(t - owned[cpu])
             owner[cpu], owned[cpu] = nxt, t
+    for cpu in cur:             # the turn still running at the end
+        if cur[cpu] == "rank":
+            spans.setdefault(cpu, []).append((since[cpu], last))
     if first is None or 0 not in spans or 1 not in spans:
         sys.exit("overlap.py: no rank on both CPUs in " + path)
     window = last - first
