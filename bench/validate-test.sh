@@ -89,6 +89,16 @@ with open(path, "w", newline="") as f:
     w.writeheader()
     w.writerows(rows)
 EOF
+# Autogroup on natively and in 6.1:1, off in 6.12: named.
+python3 - "$t" <<'EOF'
+import json, sys
+for side, ag in (("native", "1"), ("6.1:1", "1"), ("6.12", "0")):
+    path = f"{sys.argv[1]}/{side}/mix-results/meta.json"
+    meta = json.load(open(path))
+    for inv in meta["invocations"]:
+        inv["config"]["testbed"].setdefault("sched", {})["sched_autogroup_enabled"] = ag
+    json.dump(meta, open(path, "w"))
+EOF
 bench/validate -o "$t" -g 100,1000 table >"$t/out2" 2>&1
 st=$?
 if [ "$st" = 0 ] && grep -q '^17 of 24 guest figures within 20% of native' "$t/out2" &&
@@ -99,8 +109,9 @@ if [ "$st" = 0 ] && grep -q '^17 of 24 guest figures within 20% of native' "$t/o
    grep -q '^| 4 jobs (x ideal) | 100us | gang | .* | 1.50 ! |$' "$t/out2" &&
    grep -q '^| 4 jobs (x ideal) | 100us | mpi-yield | .* | 3.00 (m) |$' "$t/out2" &&
    grep -q '^! outside.*: .*6.12 val-hog-1ms gang: 1.50' "$t/out2" &&
+   grep -q '^Scheduler settings unlike native.*: 6.12 sched_autogroup_enabled 0 (native 1)\.$' "$t/out2" &&
    [ -s "$t/table.md" ]; then
-	ok "table: 1.10 reproduced, 1.50 and a timed-out cell named outside, mpi-yield not counted; table.md written"
+	ok "table: 1.10 reproduced, 1.50 and a timed-out cell named outside, mpi-yield not counted, 6.12's autogroup unlike native's named; table.md written"
 else
 	nok "table: guest against native (status $st)"
 	sed 's/^/#   /' "$t/out2" | tail -n 8

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/validate's table: each guest's figures beside the host's, for the
 configurations that need no module (bench/runner/grains.py)."""
+import json
 import os
 
 from .report_data import LOAD_TOLERANCE, SPEED_TOLERANCE
@@ -99,6 +100,38 @@ def suspect_mark(cell, side, notes):
     return " ~"
 
 
+def sched_settings(outdir, side):
+    """{knob: set of values} of /proc/sys/kernel/sched_* over every
+    invocation that wrote @side's results (run-mix's meta.json)."""
+    try:
+        with open(os.path.join(outdir, side, "mix-results", "meta.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for inv in meta.get("invocations", []):
+        sched = inv.get("config", {}).get("testbed", {}).get("sched", {})
+        for k, v in sched.items():
+            out.setdefault(k, set()).add(v)
+    return out
+
+
+def unlike_native(outdir, sides):
+    """The scheduler settings a guest side ran with unlike the native
+    side's, of those both kernels have (autogroup, say: it decides how a
+    job in a session of its own shares a CPU with a hog in another)."""
+    native = sched_settings(outdir, "native")
+    found = []
+    for g in sides:
+        if g == "native":
+            continue
+        for k, v in sorted(sched_settings(outdir, g).items()):
+            if k in native and v != native[k]:
+                found.append(f"{g} {k} {'/'.join(sorted(v))} "
+                             f"(native {'/'.join(sorted(native[k]))})")
+    return found
+
+
 def summary(outdir, sides, grains):
     lines, (good, total, misses, notes) = table(outdir, sides, grains)
     out = lines + [""]
@@ -126,4 +159,9 @@ def summary(outdir, sides, grains):
                                          else "") + ".")
     if notes["unknown"]:
         out.append(f"{notes['unknown']} runs have no record of the host's load.")
+    unlike = unlike_native(outdir, sides)
+    if unlike:
+        out.append("Scheduler settings unlike native's (they change what a "
+                   "configuration measures; vmrun.sh --calibrated copies the host's "
+                   "autogroup): " + "; ".join(unlike) + ".")
     return out
