@@ -11,6 +11,9 @@
 # OUT: directory for the raw files (default /tmp/hog-overlap); T: the
 # job's standalone seconds and W the seconds recorded, both
 # native-equivalent (default 6 and 2).  Needs perf (Debian: linux-perf).
+# SESSIONS=own: each hog and the job in a session of its own, as
+# bench/run-mix starts them (autogroup then groups them apart); default:
+# all in this shell's session.
 cd "$(dirname "$0")/../../../../.." || exit 2
 HERE=Documentation/results/calibration/validation/hog-overlap
 OUT=${1:-/tmp/hog-overlap}
@@ -21,8 +24,9 @@ mkdir -p "$OUT"
 ip link set lo up 2>/dev/null
 grain=build/bench/workloads/openmpi/grain
 # grain's -t is in the machine's own seconds.
+own=	# setsid for the beside-hogs part with SESSIONS=own
 run() {
-	mpi-glue/cosched-run -N -m openmpi -n 2 "$grain" -c 1000 \
+	$own mpi-glue/cosched-run -N -m openmpi -n 2 "$grain" -c 1000 \
 		-t "$(echo "$T $D" | awk '{ print $1 * $2 }')" "$@"
 }
 field() { sed -n "s/^workload=.* $1=\([^ ]*\).*/\1/p" "$2"; }
@@ -30,9 +34,13 @@ echo "# $(uname -r), dilation $D, T=$T s, W=$W s"
 run >"$OUT/alone.out" 2>&1 || { cat "$OUT/alone.out"; exit 1; }
 alone=$(field time_s "$OUT/alone.out")
 echo "alone: $alone s"
-taskset -c 0 build/bench/workloads/hog >"$OUT/hog0.out" &
+# setsid execs in place (a background job leads no process group): $! is
+# still the hog's or the job's pid.
+[ "${SESSIONS:-}" = own ] && own=setsid
+echo "# sessions: ${SESSIONS:-shared}; autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
+$own taskset -c 0 build/bench/workloads/hog >"$OUT/hog0.out" &
 h0=$!
-taskset -c 1 build/bench/workloads/hog >"$OUT/hog1.out" &
+$own taskset -c 1 build/bench/workloads/hog >"$OUT/hog1.out" &
 h1=$!
 run -u "$(field units "$OUT/alone.out")" >"$OUT/job.out" 2>&1 &
 job=$!
@@ -43,6 +51,7 @@ perf record -q -e sched:sched_switch -a -o "$OUT/perf.data" -- \
 wait $job
 kill $h0 $h1
 wait $h0 $h1 2>/dev/null
+echo "hogs: $(cat "$OUT/hog0.out" "$OUT/hog1.out" | sed -n 's/.*share=\([^ ]*\).*/\1/p' | paste -sd' ') of their CPUs"
 beside=$(field time_s "$OUT/job.out")
 echo "beside hogs: $beside s, $(echo "$beside $alone" | awk '{ printf "%.2f", $1 / $2 / 2 }') x the fair share"
 perf script -i "$OUT/perf.data" -F cpu,time,trace >"$OUT/switches.txt" 2>/dev/null
