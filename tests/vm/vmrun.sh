@@ -345,6 +345,18 @@ write_ctl() {
 	} >"$ctl/run.sh"
 }
 
+# 1 if this host's tasks are scheduled by autogroup: the sysctl on, and
+# this process in the root CPU cgroup (a task elsewhere is scheduled by
+# its cgroup, the sysctl notwithstanding).
+host_autogroup() {
+	local on cg
+	on=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null) || on=0
+	# cgroup v1: the line whose controllers include cpu; else v2's "0::".
+	cg=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; found = 1; exit }
+		$1 == 0 && $2 == "" { v2 = $3 } END { if (!found) print v2 }' /proc/self/cgroup 2>/dev/null)
+	[[ $on == 1 && $cg == / ]] && echo 1 || echo 0
+}
+
 # --calibrated: the guest's part of run.sh. Scale the slice constants that
 # exist on this kernel, then rewrite tunable_scaling as it is: that stores
 # the new values as the kernel's CPU-count-independent ones, so a CPU going
@@ -358,18 +370,6 @@ write_ctl() {
 # short of the factor times that quantum.  The quantum rule sets the
 # slice half a guest tick short of factor x quantum (never below the
 # scaled slice), so that the tick ending it is the one at factor x quantum.
-# 1 if this host's tasks are scheduled by autogroup: the sysctl on, and
-# this process in the root CPU cgroup (a task elsewhere is scheduled by
-# its cgroup, the sysctl notwithstanding).
-host_autogroup() {
-	local on cg
-	on=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null) || on=0
-	# cgroup v1: the line whose controllers include cpu; else v2's "0::".
-	cg=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; found = 1; exit }
-		$1 == 0 && $2 == "" { v2 = $3 } END { if (!found) print v2 }' /proc/self/cgroup 2>/dev/null)
-	[[ $on == 1 && $cg == / ]] && echo 1 || echo 0
-}
-
 calibrate_sh() {
 	echo "export COSCHED_DILATION=$(shq "$DILATION") COSCHED_MODPARAMS=$(shq "$MODPARAMS")" \
 		"COSCHED_HOST_QUANTUM_MS=$(shq "$HOST_QUANTUM_MS") COSCHED_SLICE_RULE=$(shq "$SLICE_RULE")"
@@ -619,6 +619,8 @@ main() {
 	if ((CALIBRATED)); then
 		f=$("$HERE/../../bench/calibrate" --env --kernel "$rel" \
 			${COSCHED_DILATION:+--dilation "$COSCHED_DILATION"}) || die "--calibrated: no factor for $rel"
+		[[ -z ${COSCHED_HOST_AUTOGROUP+x} || $COSCHED_HOST_AUTOGROUP == [01] ]] ||
+			die "--calibrated: COSCHED_HOST_AUTOGROUP is 0 or 1, not '$COSCHED_HOST_AUTOGROUP'"
 		DILATION=$(sed -n 's/^COSCHED_DILATION=//p' <<<"$f")
 		MODPARAMS=$(sed -n 's/^COSCHED_MODPARAMS=//p' <<<"$f")
 		HOST_QUANTUM_MS=$(sed -n 's/^COSCHED_HOST_QUANTUM_MS=//p' <<<"$f")
