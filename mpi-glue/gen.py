@@ -296,8 +296,7 @@ def fortran_body(c, f08):
                 size = "*count"
             else:
                 size = "glue_f_peers(PMPI_Comm_f2c(*comm), %d, %d)" % (
-                    c.name.startswith(("Neighbor_", "Ineighbor_")),
-                n.startswith("send"))
+                    c.name.startswith("Neighbor_"), n.startswith("send"))
             pre.append("int n_%s = %s;" % (n, size))
             pre.append("%s *c_%s = glue_f_alloc(n_%s, sizeof(%s), &rc);" %
                        (b, n, n, b))

@@ -335,7 +335,6 @@ pmix_store_case() {
 	check $? "openmpi: PMIx's store in mpiexec's memory: $by_cosched fallocate calls by mpiexec ($by_pmix with PMIx's shared-memory store)"
 }
 
-
 echo "# mpiglue on $(uname -r), $(nproc) CPUs; policies: $POLICIES"
 load || { echo "guest.sh: cannot load $KO" >&2; exit 2; }
 for m in $MPIS; do
