@@ -512,7 +512,8 @@ def main():
             die("mpi.h lacks the non-blocking form of MPI_%s" % c.name)
         if w or c.how == "own":
             exported.append((c.name, c.args))
-        lc = large_count_args(c, protos) if c.how in ("p2p", "coll") else None
+        lc = large_count_args(c, protos) \
+            if c.how in ("p2p", "coll", "prog") else None
         w = lc and c_wrapper(c, "_c", lc, protos)
         if w:
             cc += [w, ""]

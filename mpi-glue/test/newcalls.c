@@ -209,6 +209,7 @@ static void large(int r, int n)
 {
 #if MPI_VERSION >= 4
 	int v = r + 1, sum = 0, got = -1;
+	MPI_Request q[3];
 
 	MPI_Allreduce_c(&v, &sum, (MPI_Count)1, MPI_INT, MPI_SUM,
 			MPI_COMM_WORLD);
@@ -217,6 +218,19 @@ static void large(int r, int n)
 	MPI_Recv_c(&got, (MPI_Count)1, MPI_INT, (r + n - 1) % n, 3,
 		   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	expect(got == (r + n - 1) % n + 1, "send_c/recv_c");
+
+	/* The prog lines' large-count forms: started, then waited for. */
+	got = -1;
+	sum = 0;
+	MPI_Irecv_c(&got, (MPI_Count)1, MPI_INT, (r + n - 1) % n, 4,
+		    MPI_COMM_WORLD, &q[0]);
+	MPI_Isend_c(&v, (MPI_Count)1, MPI_INT, (r + 1) % n, 4,
+		    MPI_COMM_WORLD, &q[1]);
+	MPI_Iallreduce_c(&v, &sum, (MPI_Count)1, MPI_INT, MPI_MAX,
+			 MPI_COMM_WORLD, &q[2]);
+	MPI_Waitall(3, q, MPI_STATUSES_IGNORE);
+	expect(got == (r + n - 1) % n + 1, "isend_c/irecv_c");
+	expect(sum == n, "iallreduce_c");
 #else
 	(void)r;
 	(void)n;
