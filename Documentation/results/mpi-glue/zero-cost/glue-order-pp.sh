@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The glue's ping-pong p50 (MPICH by default, MPI=openmpi for Open MPI;
+# SIZE bytes, default 8) in five cases, each round in its own order
+# (a permutation drawn from the round number) and each case after the
+# same preamble (module out, in again where the case has it, policy
+# local, 1 s), so that neither its place in the round nor a fresh
+# insmod favours a case:
+#   plain-nomod  plain MPI, no module
+#   glue-nomod   the glue preloaded, no module (its wrappers, no endpoint)
+#   plain        plain MPI beside the loaded module
+#   off          the glue preloaded but off (COSCHED_MPI=0)
+#   on           the glue on with the module (an endpoint, sockets parked)
+# As root in a guest (ROUNDS, default 12; MPI and SIZE through --env):
+#   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 1800 -- \
+#       Documentation/results/mpi-glue/zero-cost/glue-order-pp.sh
+cd "$(dirname "$0")/../../../.." || exit 2
+KO=build/$(uname -r)/cosched.ko
+G=$(pwd)/build/mpi-glue
+p50() { # glue|off|plain
+	set --
+	case ${MPI:-mpich} in
+	mpich)
+		[ "$1" != plain ] && set -- -genv LD_PRELOAD "$G/libcosched-mpi-mpich.so:$G/libcosched-ucx-finalize.so"
+		[ "$1" = off ] && set -- "$@" -genv COSCHED_MPI 0
+		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
+			mpiexec.mpich -n 2 -bind-to user:0,1 "$@" \
+			build/bench/mpi_pingpong.mpich -s "${SIZE:-8}" -n 1000 ;;
+	openmpi)
+		[ "$1" != plain ] && set -- -x LD_PRELOAD="$G/libcosched-mpi-openmpi.so"
+		[ "$1" = off ] && set -- "$@" -x COSCHED_MPI=0
+		env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+			mpiexec.openmpi -n 2 --map-by core --bind-to core \
+			--mca pml ob1 --mca btl tcp,self \
+			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@" \
+			build/bench/mpi_pingpong.openmpi -s "${SIZE:-8}" -n 1000 ;;
+	esac 2>/dev/null | grep '^bench=' | head -1 | sed 's/.*lat_ns_p50=\([0-9]*\).*/\1/'
+}
+run() { # round case
+	scripts/rmmod-cosched -q 2>/dev/null
+	case $2 in
+	*-nomod) ;;
+	*) { insmod "$KO" && echo local >/sys/kernel/cosched/policy; } || exit 1 ;;
+	esac
+	sleep 1
+	case $2 in
+	plain-nomod) how=plain ;;
+	glue-nomod | on) how=glue ;;
+	*) how=$2 ;;
+	esac
+	echo "round $1 $2 p50_ns $(p50 $how)"
+}
+r=1
+while [ "$r" -le "${ROUNDS:-12}" ]; do
+	for c in $(printf '%s\n' plain-nomod glue-nomod plain off on |
+		awk -v s="$r" 'BEGIN { srand(s) } { print rand(), $0 }' |
+		sort -n | cut -d' ' -f2); do
+		run "$r" "$c"
+	done
+	r=$((r + 1))
+done
