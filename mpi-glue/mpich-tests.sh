@@ -7,6 +7,8 @@
 #
 # usage: mpich-tests.sh [options]
 #   --subset        a fixed selection of about 20 tests (mpich-tests/subset)
+#   --list NAME     the tests of mpich-tests/NAME (--subset: --list subset;
+#                   prog: RMA synchronisation and non-blocking collectives)
 #   --mpi LIST      MPIs, space- or comma-separated (default: mpich openmpi,
 #                   those whose mpicc is installed)
 #   --dirs LIST     test directories (default: pt2pt coll threads rma)
@@ -36,7 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${COSCHED_CACHE:-$HOME/.cache/cosched}/mpich-tests
 VER=4.0.2
 SRC=$CACHE/src/mpich-$VER/test/mpi
-SUBSET=0
+LIST=
 MPIS=
 DIRS="pt2pt coll threads rma"
 TMO=60
@@ -51,7 +53,8 @@ die() { echo "mpich-tests: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--subset) SUBSET=1 ;;
+	--subset) LIST=subset ;;
+	--list) LIST=$2; shift ;;
 	--mpi) MPIS=$(echo "$2" | tr , ' '); shift ;;
 	--dirs) DIRS=$(echo "$2" | tr , ' '); shift ;;
 	--timeout) TMO=$2; shift ;;
@@ -61,10 +64,14 @@ while [ $# -gt 0 ]; do
 	--no-build) NOBUILD=1 ;;
 	--modes) MODES=$(echo "$2" | tr , ' '); shift ;;
 	--report) REPORT=1 ;;
-	*) sed -n '8,32s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '8,34s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
+case $LIST in
+*/* | skip-*) die "--list $LIST: a name in $here/mpich-tests" ;;
+esac
+[ -z "$LIST" ] || [ -f "$here/mpich-tests/$LIST" ] || die "--list $LIST: no $here/mpich-tests/$LIST"
 if [ -z "$MPIS" ]; then
 	for m in mpich openmpi; do
 		command -v "mpicc.$m" >/dev/null && MPIS="$MPIS $m"
@@ -213,16 +220,16 @@ for m in $MPIS; do
 	b=$CACHE/build-$m
 	if [ "$NOBUILD" = 1 ]; then
 		[ -f "$b/Makefile" ] || die "$m: no build in $b (--no-build)"
-	elif [ "$SUBSET" = 1 ]; then
+	elif [ -n "$LIST" ]; then
 		# shellcheck disable=SC2046 # dir/prog words
-		build "$m" $(sed -e 's/#.*//' "$here/mpich-tests/subset" | awk 'NF { print $1 "/" $2 }' | sort -u) ||
+		build "$m" $(sed -e 's/#.*//' "$here/mpich-tests/$LIST" | awk 'NF { print $1 "/" $2 }' | sort -u) ||
 			die "$m: build failed"
 	else
 		build "$m" || die "$m: build failed"
 	fi
 	[ "$BUILDONLY" = 1 ] && continue
-	if [ "$SUBSET" = 1 ]; then
-		sed -e 's/#.*//' "$here/mpich-tests/subset" | awk 'NF'
+	if [ -n "$LIST" ]; then
+		sed -e 's/#.*//' "$here/mpich-tests/$LIST" | awk 'NF'
 	else
 		for d in $DIRS; do tests "$b" "$d"; done
 	fi >"$list.$m"
