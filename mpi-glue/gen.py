@@ -176,19 +176,17 @@ def c_wrapper(c, suffix, args, protos):
     name = c.name + suffix
     params = ", ".join(a.decl() for a in args) or "void"
     nb_name = "PMPI_I" + c.name[0].lower() + c.name[1:] + suffix
-    # A large-count form is MPI-4's: the glue built against an MPI-4
-    # mpi.h must still load where the library lacks it (same soname).
-    weak = suffix == "_c" and c.how in ("p2p", "coll")
-    out = (["#pragma weak %s" % nb_name] if weak else []) + \
-        ["int glue_%s(%s)" % (name, params), "{"]
-    nb_missing = " || !%s" % nb_name if weak else ""
+    # The non-blocking start of a p2p or coll wrapper is an intercepted
+    # call (a prog line, main() checks), so it goes through
+    # __wrap_PMPI_X (link.opts), looked up at its first call: the glue
+    # loads where the library lacks a large-count form.
+    out = ["int glue_%s(%s)" % (name, params), "{"]
     if c.how == "p2p":
         nbargs = [a for a in args if a.name not in STATUS_ARGS]
         if nb_name not in protos or len(protos[nb_name]) != len(nbargs) + 1:
             return None
         status = "status" if c.arg("status") else "MPI_STATUS_IGNORE"
-        cond = "!glue_active()" + (" || %s" % c.extra if c.extra else "") \
-            + nb_missing
+        cond = "!glue_active()" + (" || %s" % c.extra if c.extra else "")
         out += ["\tMPI_Request req;", "\tint rc;", "",
                 "\tglue_count(GC_%s);" % c.name,
                 "\tif (%s)" % cond,
@@ -201,7 +199,7 @@ def c_wrapper(c, suffix, args, protos):
             return None
         out += ["\tMPI_Request req;", "",
                 "\tglue_count(GC_%s);" % c.name,
-                "\tif (!glue_nb(comm)%s)" % nb_missing,
+                "\tif (!glue_nb(comm))",
                 "\t\treturn glue_plain(PMPI_%s(%s));" % (name, call_args(args)),
                 "\treturn glue_finish(glue_start(%s(%s, &req)), &req);"
                 % (nb_name, call_args(args))]
@@ -236,7 +234,8 @@ def check_proto(c, protos):
 def large_count_args(c, protos):
     """The _c form's arguments: mpi.h's types, the table's names."""
     h = protos.get("MPI_%s_c" % c.name)
-    if h is None or len(h) != len(c.args):
+    if h is None or len(h) != len(c.args) or \
+            "PMPI_%s_c" % c.name not in protos:
         return None
     out = []
     for mine, theirs in zip(c.args, h):
@@ -519,6 +518,16 @@ def main():
             cc += [w, ""]
             large.append(c.name)
             exported.append((c.name + "_c", lc))
+    how = {c.name: c.how for c in calls}
+    starts = set()
+    for n, _ in exported:
+        base, c_form = (n[:-2], "_c") if n.endswith("_c") else (n, "")
+        if how.get(base) in ("p2p", "coll"):
+            starts.add("I" + base[0].lower() + base[1:] + c_form)
+    unwrapped = starts - set(n for n, _ in exported)
+    if unwrapped:
+        die("no prog line for %s, the start of a p2p or coll wrapper" %
+            ", ".join(sorted(unwrapped)))
     h[protos_at:protos_at] = \
         ["/* The glue's logic of MPI_NAME (calls.c, init.c, p2p.c). */"] + \
         ["int glue_%s(%s) __attribute__((visibility(\"hidden\")));" %

@@ -54,7 +54,7 @@ die() { echo "mpich-tests: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--subset) LIST=subset ;;
-	--list) LIST=$2; shift ;;
+	--list) [ $# -ge 2 ] && [ -n "$2" ] || die "--list NAME"; LIST=$2; shift ;;
 	--mpi) MPIS=$(echo "$2" | tr , ' '); shift ;;
 	--dirs) DIRS=$(echo "$2" | tr , ' '); shift ;;
 	--timeout) TMO=$2; shift ;;
@@ -215,7 +215,7 @@ OUT=$(cd "$OUT" && pwd)
 echo "# results: $OUT"
 list=$OUT/list
 [ "$REPORT" = 1 ] && MPIS=
-[ "$REPORT" = 1 ] || : >"$OUT/results.tsv"
+[ "$REPORT" = 1 ] || { : >"$OUT/results.tsv"; rm -f "$OUT/unbuilt.txt"; }
 for m in $MPIS; do
 	b=$CACHE/build-$m
 	if [ "$NOBUILD" = 1 ]; then
@@ -254,7 +254,11 @@ for m in $MPIS; do
 		if [ -f "$skip" ]; then
 			why=$(awk -v d="$dir/$prog" '$1 == d { $1 = ""; sub(/^ /, ""); print; exit }' "$skip")
 		fi
-		[ -n "$why" ] || [ -x "$b/$dir/$prog" ] || why="not built (see $b/make.log)"
+		if [ -z "$why" ] && [ ! -x "$b/$dir/$prog" ]; then
+			why="not built (see $b/make.log)"
+			# a test named in a list is meant to run
+			[ -n "$LIST" ] && echo "$m $id" >>"$OUT/unbuilt.txt"
+		fi
 		for mode in $MODES; do
 			if [ -n "$why" ]; then
 				res="skip 0"
@@ -303,10 +307,16 @@ awk -F'\t' '{ k = $1 "\t" $2; r[k, $3] = $4; if (!(k in seen)) { seen[k] = 1; or
 grep '^#' "$OUT/table.txt"
 echo "# outcome differs with the glue: $(wc -l <"$OUT/diff.txt")"
 sed 's/^/#   /' "$OUT/diff.txt"
-# plain passes (or only hangs in Finalize), the glue fails or times out
-if awk -F'\t' '($3 == "pass" || $3 == "fhang") && ($4 == "fail" || $4 == "timeout") { bad = 1 }
+# plain passes (or only hangs in Finalize) or has no row (joined from
+# another run), the glue fails or times out
+if awk -F'\t' '($3 == "pass" || $3 == "fhang" || $3 == "") && ($4 == "fail" || $4 == "timeout") { bad = 1 }
 	END { exit !bad }' "$OUT/diff.txt"; then
-	echo "# FAIL: a test that passes plain fails under the glue"
+	echo "# FAIL: a test that passes plain (or was not run plain) fails under the glue"
+	exit 1
+fi
+if [ -s "$OUT/unbuilt.txt" ]; then
+	echo "# FAIL: $(wc -l <"$OUT/unbuilt.txt") tests named in a list not built (mpich-tests.sh --build-only --list NAME):"
+	sed 's/^/#   /' "$OUT/unbuilt.txt"
 	exit 1
 fi
 echo "# no test that passes plain fails under the glue"

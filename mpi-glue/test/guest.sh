@@ -79,6 +79,7 @@ tail_mark() {
 	*replace*) echo "replace: " ;;
 	*chain*) echo "chain: " ;;
 	*latesock*) echo "latesock: rank" ;;
+	*newcalls*) echo "newcalls: " ;;
 	*) echo "NO MARK" ;;
 	esac
 }
@@ -298,6 +299,20 @@ mixed_cases() { # mpi
 		check $? "$m sb: a PMPI tool $order the glue: $said; cosched_waits $(field_min "$W/$n.err" cosched_waits)+ per rank, $(field_sum "$W/$n.err" blocks) blocks" ||
 			tail -3 "$W/$n.err" | sed 's/^/# /'
 	done
+	# The calls beyond the first table, waited for the cosched way; the
+	# large-count blocking forms start their non-blocking _c partners
+	# past the glue's own wrappers of those (rank 1: one Isend, Irecv,
+	# Iallreduce of its own and one of their _c forms, no more).
+	n=newcalls-$m
+	job $n -v -m $m -n 3 "$T/newcalls.$m"
+	[ "$(cat "$W/$n.rc")" = 0 ] && grep -q '^newcalls: .* 0 failed' "$W/$n.out" &&
+		! grep -q 'plain MPI way' "$W/$n.err" &&
+		[ "$(field_min "$W/$n.err" cosched_waits)" -gt 0 ] &&
+		{ ! grep -q 'large-count yes' "$W/$n.out" ||
+			has "$W/$n.err" 1 "Send 1" "Recv 2" "Allreduce 2" \
+				"Isend 2" "Irecv 2" "Iallreduce 2"; }
+	check $? "$m sb: the newer calls, large-count forms too: $(head -1 "$W/$n.out"); cosched_waits $(field_min "$W/$n.err" cosched_waits)+ per rank" ||
+		tail -3 "$W/$n.err" | sed 's/^/# /'
 	job replace-$m -m $m -n 2 "$T/replace.$m"
 	[ "$(cat "$W/replace-$m.rc")" = 0 ] && grep -q '^replace: 0 failed' "$W/replace-$m.out"
 	check $? "$m sb: MPI_Sendrecv_replace as the standard has it: $(tail -1 "$W/replace-$m.out")" ||

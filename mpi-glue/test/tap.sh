@@ -3,7 +3,8 @@
 #   check <status, 0 = ok> <description>   (returns 1 for a failure)
 #   ok <description>, nok <description>
 # and end with tap_summary, whose "N passed, N failed" line tests/check.sh
-# reads.
+# reads.  For a job run with the glue's -v (COSCHED_MPI_VERBOSE):
+#   has FILE RANK "Name N"...   rank RANK's "calls" line names each
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) - $*"; }
@@ -12,3 +13,15 @@ check() {
 	if [ "$1" = 0 ]; then ok "$2"; else nok "$2"; return 1; fi
 }
 tap_summary() { echo "$pass passed, $fail failed"; }
+has() {
+	f=$1
+	r=$2
+	shift 2
+	line=" $(grep "^cosched-mpi: calls of rank $r:" "$f" | head -1) "
+	for p in "$@"; do
+		case $line in
+		*" $p "*) ;;
+		*) echo "# rank $r: no '$p' in:$line"; return 1 ;;
+		esac
+	done
+}
