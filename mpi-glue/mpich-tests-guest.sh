@@ -23,8 +23,8 @@
 # MPI_Finalize): <policy>/glue.tsv sums them per test, with the fallback
 # warnings, so that a run the glue did not really reach shows; the
 # module's stats after each policy go to <policy>/module-stats.txt.
-# Exit 1 if a test that passes plain fails under the glue, or a glue run
-# fell back to plain MPI waits.
+# Exit 1 if a test that passes plain fails under the glue, a test named
+# in a list was not built, or a glue run fell back to plain MPI waits.
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
 SYS=/sys/kernel/cosched
@@ -111,7 +111,8 @@ for p in $POLICIES; do
 			"$OUT/plain/results.tsv" >"$OUT/$p/plain.tsv"
 		cat "$OUT/$p/plain.tsv" >>"$OUT/$p/results.tsv"
 		rm -f "$OUT/$p/plain.tsv"
-		"$ROOT/mpi-glue/mpich-tests.sh" --report --out "$OUT/$p" >/dev/null || bad=1
+		"$ROOT/mpi-glue/mpich-tests.sh" --report --out "$OUT/$p" >"$OUT/$p/report.txt" || bad=1
+		grep '^# FAIL' -A50 "$OUT/$p/report.txt"
 		grep '^#' "$OUT/$p/table.txt"
 		echo "# outcome differs with the glue: $(wc -l <"$OUT/$p/diff.txt")"
 		sed 's/^/#   /' "$OUT/$p/diff.txt"

@@ -5,6 +5,7 @@
 # and end with tap_summary, whose "N passed, N failed" line tests/check.sh
 # reads.  For a job run with the glue's -v (COSCHED_MPI_VERBOSE):
 #   has FILE RANK "Name N"...   rank RANK's "calls" line names each
+# (its variables are has_*: it runs inside the callers' loops).
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) - $*"; }
@@ -14,14 +15,14 @@ check() {
 }
 tap_summary() { echo "$pass passed, $fail failed"; }
 has() {
-	f=$1
-	r=$2
+	has_f=$1
+	has_r=$2
 	shift 2
-	line=" $(grep "^cosched-mpi: calls of rank $r:" "$f" | head -1) "
-	for p in "$@"; do
-		case $line in
-		*" $p "*) ;;
-		*) echo "# rank $r: no '$p' in:$line"; return 1 ;;
+	has_line=" $(grep "^cosched-mpi: calls of rank $has_r:" "$has_f" | head -1) "
+	for has_p in "$@"; do
+		case $has_line in
+		*" $has_p "*) ;;
+		*) echo "# rank $has_r: no '$has_p' in:$has_line"; return 1 ;;
 		esac
 	done
 }

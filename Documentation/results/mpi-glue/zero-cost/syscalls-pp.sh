@@ -11,6 +11,6 @@ for how in plain glue; do
 	set --
 	[ $how = glue ] && set -- -genv LD_PRELOAD "$G/libcosched-mpi-mpich.so:$G/libcosched-ucx-finalize.so"
 	env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo mpiexec.mpich -n 2 -bind-to user:0,1 "$@" \
-		sh -c "exec strace -f -c -o /tmp/st.$how.\$\$ build/bench/mpi_pingpong.mpich -s 8 -n 1000" 2>&1 | grep '^bench=' | head -1
-	for f in /tmp/st.$how.*; do echo "== $how $f"; head -16 "$f"; done
+		sh -c "exec strace -f -c -S calls -o /tmp/st.$how.\$\$ build/bench/mpi_pingpong.mpich -s 8 -n 1000" 2>&1 | grep '^bench=' | head -1
+	for f in /tmp/st.$how.*; do echo "== $how $f"; cat "$f"; done
 done

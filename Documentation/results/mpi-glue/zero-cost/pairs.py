@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Paired ratios of glue-order-pp.sh / glue-split-pp.sh output.
+
+usage: pairs.py FILE...  For each file: every case's p50 median
+[min-max] over the rounds, then each case over `plain` and over
+`plain-nomod` of the same round (median [min-max], rounds above 1);
+then the same ratios pooled over all files given."""
+import re
+import statistics as st
+import sys
+
+
+def read(path):
+    rounds = {}
+    for line in open(path):
+        m = re.match(r"round (\d+) (\S+) p50_ns (\d+)", line)
+        if m and m[3]:
+            rounds.setdefault(int(m[1]), {})[m[2]] = int(m[3])
+    return rounds
+
+
+def ratios(rounds, case, base):
+    return [r[case] / r[base] for r in rounds.values()
+            if case in r and base in r]
+
+
+def show(label, v):
+    if v:
+        print("  %-26s %.3f [%.3f-%.3f], %d of %d rounds above 1" %
+              (label, st.median(v), min(v), max(v),
+               sum(x > 1 for x in v), len(v)))
+
+
+pooled = {}
+for path in sys.argv[1:]:
+    rounds = read(path)
+    cases = sorted({c for r in rounds.values() for c in r})
+    print(path)
+    for c in cases:
+        v = [r[c] / 1e3 for r in rounds.values() if c in r]
+        print("  %-12s p50 %.1f us [%.1f-%.1f], %d rounds" %
+              (c, st.median(v), min(v), max(v), len(v)))
+    for base in ("plain", "plain-nomod"):
+        for c in cases:
+            if c != base:
+                v = ratios(rounds, c, base)
+                show("%s / %s" % (c, base), v)
+                pooled.setdefault((c, base), []).extend(v)
+if len(sys.argv) > 2:
+    print("pooled")
+    for (c, base), v in pooled.items():
+        show("%s / %s" % (c, base), v)
