@@ -4,7 +4,8 @@
 # SIZE bytes, default 8) in five cases, each round in its own order (a
 # permutation drawn with a seed from /dev/urandom, printed; SEED=N
 # repeats a run's orders) and each case after the same preamble (module
-# out, checked, in again where the case has it, policy local, 1 s), so
+# out, checked, in again where the case has it, policy local, SETTLE
+# seconds, default 1), so
 # that neither its place in the round nor a fresh insmod favours a
 # case.  pairs.py reads the output.  Cases:
 #   plain-nomod  plain MPI, no module
@@ -12,7 +13,7 @@
 #   plain        plain MPI beside the loaded module
 #   off          the glue preloaded but off (COSCHED_MPI=0)
 #   on           the glue on with the module (an endpoint, sockets parked)
-# As root in a guest (ROUNDS, default 12; MPI and SIZE through --env):
+# As root in a guest (ROUNDS, default 12; MPI, SIZE, SETTLE through --env):
 #   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 1800 -- \
 #       Documentation/results/mpi-glue/zero-cost/glue-order-pp.sh
 cd "$(dirname "$0")/../../../.." || exit 2
@@ -44,7 +45,7 @@ run() { # round case
 	*-nomod) ;;
 	*) { insmod "$KO" && echo local >/sys/kernel/cosched/policy; } || exit 1 ;;
 	esac
-	sleep 1
+	sleep "${SETTLE:-1}"
 	case $2 in
 	plain-nomod) how=plain ;;
 	glue-nomod | on) how=glue ;;
@@ -53,7 +54,7 @@ run() { # round case
 	echo "round $1 $2 p50_ns $(p50 $how) at $(date +%T)"
 }
 seed=${SEED:-$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')}
-echo "# glue-order-pp: MPI ${MPI:-mpich}, SIZE ${SIZE:-8}, seed $seed, $(uname -r), $(date -u +%FT%TZ)"
+echo "# glue-order-pp: MPI ${MPI:-mpich}, SIZE ${SIZE:-8}, SETTLE ${SETTLE:-1}, seed $seed, $(uname -r), $(date -u +%FT%TZ)"
 r=1
 while [ "$r" -le "${ROUNDS:-12}" ]; do
 	for c in $(printf '%s\n' plain-nomod glue-nomod plain off on |
