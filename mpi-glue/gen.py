@@ -170,12 +170,17 @@ def call_args(args):
     return ", ".join(a.name for a in args)
 
 
+def start_name(name):
+    """The non-blocking call that starts blocking NAME: Send -> Isend."""
+    return "I" + name[0].lower() + name[1:]
+
+
 def c_wrapper(c, suffix, args, protos):
     """glue_<name><suffix>, the logic of MPI_<name><suffix> (pmpi.c
     exports it), or None when the MPI lacks what it needs."""
     name = c.name + suffix
     params = ", ".join(a.decl() for a in args) or "void"
-    nb_name = "PMPI_I" + c.name[0].lower() + c.name[1:] + suffix
+    nb_name = "PMPI_" + start_name(c.name) + suffix
     # The non-blocking start of a p2p or coll wrapper is an intercepted
     # call (a prog line, main() checks), so it goes through
     # __wrap_PMPI_X (link.opts), looked up at its first call: the glue
@@ -523,7 +528,7 @@ def main():
     for n, _ in exported:
         base, c_form = (n[:-2], "_c") if n.endswith("_c") else (n, "")
         if how.get(base) in ("p2p", "coll"):
-            starts.add("I" + base[0].lower() + base[1:] + c_form)
+            starts.add(start_name(base) + c_form)
     unwrapped = starts - set(n for n, _ in exported)
     if unwrapped:
         die("no prog line for %s, the start of a p2p or coll wrapper" %

@@ -15,7 +15,7 @@ def read(path):
     rounds = {}
     for line in open(path):
         m = re.match(r"round (\d+) (\S+) p50_ns (\d+)", line)
-        if m and m[3]:
+        if m:
             rounds.setdefault(int(m[1]), {})[m[2]] = int(m[3])
     return rounds
 
