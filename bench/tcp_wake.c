@@ -58,18 +58,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static pid_t spawn_hog(void)
-{
-	pid_t pid = fork();
-
-	if (!pid) {
-		pin_cpu(0);
-		for (;;)
-			;
-	}
-	return pid;
-}
-
 /* Print each task's kernel stack (/proc/PID/task/TID/stack; root only). */
 static void dump_stacks(const char *who, pid_t pid)
 {
@@ -210,7 +198,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	__atomic_store_n(&w.ep, ep, __ATOMIC_RELEASE);
-	hog = spawn_hog();
+	hog = spawn_hog(0);
 	__atomic_store_n(&w.hog, hog, __ATOMIC_RELEASE);
 	__atomic_store_n(&prog->recv_phase, 1, __ATOMIC_RELAXED);
 	for (i = -5; i < n; i++) {

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * timing.h - the clock and CPU pinning that the latency benchmarks
- * (tcp_wake.c, vcpu_stall.c) share.
+ * timing.h - the clock, CPU pinning and CPU hog that the latency
+ * benchmarks (tcp_wake.c, net_wake.c, vcpu_stall.c) share.
  */
 #ifndef COSCHED_BENCH_TIMING_H
 #define COSCHED_BENCH_TIMING_H
 
 #include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -27,6 +30,26 @@ static inline int pin_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A child that spins on @cpu until killed, or until its parent dies (a
+ * benchmark killed by its time limit leaves no hog behind).  Its pid, or
+ * -1 if fork() failed.
+ */
+static inline pid_t spawn_hog(int cpu)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)	/* it died before prctl() */
+			_exit(0);
+		pin_cpu(cpu);
+		for (;;)
+			;
+	}
+	return pid;
 }
 
 #endif /* COSCHED_BENCH_TIMING_H */
