@@ -221,11 +221,18 @@ cluster-shell: modules mpi-glue cluster-debs
 # make slurm            the SPANK plugin for srun --cosched
 #                       (build/slurm/cosched_spank.so) and its host test
 # make cluster-slurm-smoke  the cluster with Slurm (cluster.sh --slurm):
-#                       srun, srun --cosched with an Open MPI and an MPICH job
-#                       (tests/vm/cluster/slurm-smoke.sh)
-.PHONY: slurm cluster-slurm-smoke
+#                       srun, srun --cosched with an Open MPI and an MPICH job,
+#                       a short net_wake round (tests/vm/cluster/slurm-smoke.sh)
+# make bench-net-wake   arrival-to-on-CPU latency across two nodes, plain TCP
+#                       and io_uring, floor/local/dcs (bench/net_wake.sh)
+.PHONY: slurm cluster-slurm-smoke bench-net-wake
 slurm:
 	$(MAKE) -C slurm all check
 
 cluster-slurm-smoke: modules mpi-glue cluster-debs slurm
+	$(MAKE) -C bench $(CURDIR)/build/bench/net_wake
 	tests/vm/cluster.sh --slurm $(CLUSTER_ARGS) -- tests/vm/cluster/slurm-smoke.sh
+
+bench-net-wake: modules
+	$(MAKE) -C bench $(CURDIR)/build/bench/net_wake
+	tests/vm/cluster.sh --insmod --timeout 1800 $(CLUSTER_ARGS) -- bench/net_wake.sh 5 200 5

@@ -21,9 +21,10 @@
  *   net_wake ping -T tcp|uring -p PORT -a HOST0,HOST1 [-j JOB] [-n N]
  *                 [-g MS] [-t S]
  * HOST1 is the echo node (tcp: the one ping connects to).  The echo side
- * prints its endpoint's arrivals and boosts; the ping side prints
- * samples=N p50_us= p90_us= max_us= of the round trips.  Both end with
- * status 3 when the run outlasts -t seconds (default 120).
+ * prints what it answered, its endpoint's arrivals and boosts, how often
+ * it was preempted (nivcsw) and the hog's CPU time (hog_ms); the ping side
+ * prints samples=N p50_us= p90_us= max_us= of the round trips.  Both end
+ * with status 3 when the run outlasts -t seconds (default 120).
  */
 #define _GNU_SOURCE
 #include <cosched.h>
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,7 +76,8 @@ static int echo_host(const char *addrs, char *host, size_t len)
 {
 	const char *c = strchr(addrs, ',');
 
-	if (!c || !c[1] || strlen(c + 1) >= len)
+	if (!c || c == addrs || !c[1] || strchr(c + 1, ',') ||
+	    strlen(c + 1) >= len)
 		return -1;
 	strcpy(host, c + 1);
 	return 0;
@@ -86,9 +89,11 @@ static int set_peers(const struct opts *o)
 	char peers[600], h0[256], h1[256];
 	const char *c = strchr(o->addrs, ',');
 
-	if (!c || c == o->addrs || (size_t)(c - o->addrs) >= sizeof(h0) ||
-	    echo_host(o->addrs, h1, sizeof(h1)))
+	if (echo_host(o->addrs, h1, sizeof(h1)) ||
+	    (size_t)(c - o->addrs) >= sizeof(h0)) {
+		fprintf(stderr, "net_wake: -a wants HOST0,HOST1\n");
 		return -1;
+	}
 	memcpy(h0, o->addrs, (size_t)(c - o->addrs));
 	h0[c - o->addrs] = '\0';
 	snprintf(peers, sizeof(peers), "%s:%d,%s:%d", h0, o->port, h1,
@@ -135,8 +140,10 @@ static int tcp_connect(const char *host, int port)
 	int fd = -1, tries;
 
 	snprintf(svc, sizeof(svc), "%d", port);
-	if (getaddrinfo(host, svc, &hints, &ai))
+	if (getaddrinfo(host, svc, &hints, &ai)) {
+		fprintf(stderr, "net_wake: cannot resolve %s\n", host);
 		return -1;
+	}
 	/* The echo side may not be listening yet: 10 s of tries. */
 	for (tries = 0; tries < 100; tries++) {
 		fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -148,6 +155,9 @@ static int tcp_connect(const char *host, int port)
 		fd = -1;
 		usleep(100000);
 	}
+	if (fd < 0)
+		fprintf(stderr, "net_wake: cannot connect to %s:%d: %s\n", host,
+			port, strerror(errno));
 	freeaddrinfo(ai);
 	if (fd >= 0)
 		nodelay(fd);
@@ -181,16 +191,25 @@ static int read_u64(int fd, struct cosched_ep *ep, uint64_t *v)
 	return 0;
 }
 
+static double cpu_ms(const struct rusage *ru)
+{
+	return (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3 +
+	       (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
+}
+
+/* After the hog was reaped: its CPU time is the children's. */
 static void print_echo_stats(struct cosched_ep *ep, int answered)
 {
 	struct cosched_ep_stats st;
+	struct rusage self, hog;
 
-	if (cosched_stats(ep, &st))
+	if (cosched_stats(ep, &st) || getrusage(RUSAGE_SELF, &self) ||
+	    getrusage(RUSAGE_CHILDREN, &hog))
 		return;
-	printf("echo: answered=%d arrivals=%llu boosts=%llu boosted_ms=%.1f\n",
+	printf("echo: answered=%d arrivals=%llu boosts=%llu boosted_ms=%.1f nivcsw=%ld hog_ms=%.0f\n",
 	       answered, (unsigned long long)st.module.arrivals,
 	       (unsigned long long)st.module.boosts,
-	       st.module.boosted_ns / 1e6);
+	       st.module.boosted_ns / 1e6, self.ru_nivcsw, cpu_ms(&hog));
 }
 
 static int run_echo(const struct opts *o)
@@ -214,8 +233,14 @@ static int run_echo(const struct opts *o)
 			return 1;
 		}
 	}
-	if (o->hog)
+	if (o->hog) {
 		hog = spawn_hog(0);
+		if (hog < 0) {
+			perror("net_wake: the hog");
+			st = 1;
+			goto out;
+		}
+	}
 	for (;;) {
 		if (o->uring) {
 			uint32_t src;
@@ -238,7 +263,7 @@ static int run_echo(const struct opts *o)
 				st = r < 0;
 				break;
 			}
-			if (send(fd, &v, sizeof(v), 0) != sizeof(v)) {
+			if (send(fd, &v, sizeof(v), MSG_NOSIGNAL) != sizeof(v)) {
 				st = 1;
 				break;
 			}
@@ -250,6 +275,7 @@ static int run_echo(const struct opts *o)
 		waitpid(hog, NULL, 0);
 	}
 	print_echo_stats(ep, answered);
+out:
 	if (fd >= 0)
 		close(fd);
 	cosched_close(ep);
@@ -266,7 +292,7 @@ static int round_trip(struct cosched_ep *ep, int fd, uint64_t v)
 		    cosched_recv(ep, NULL, &back, sizeof(back),
 				 COSCHED_MODE_BLOCK) != sizeof(back))
 			return -1;
-	} else if (send(fd, &v, sizeof(v), 0) != sizeof(v) ||
+	} else if (send(fd, &v, sizeof(v), MSG_NOSIGNAL) != sizeof(v) ||
 		   read_u64(fd, NULL, &back)) {
 		return -1;
 	}
@@ -280,20 +306,23 @@ static int run_ping(const struct opts *o)
 	uint64_t *rtt, t0, end = 0;
 	int fd = -1, i, st = 0;
 
-	rtt = calloc((size_t)o->n, sizeof(*rtt));
-	if (!rtt || echo_host(o->addrs, host, sizeof(host)) ||
+	if (echo_host(o->addrs, host, sizeof(host)) ||
 	    (o->uring && set_peers(o)))
 		return 2;
+	rtt = calloc((size_t)o->n, sizeof(*rtt));
+	if (!rtt)
+		return 1;
 	if (o->uring) {
 		if (cosched_open(&ep, o->job, 0, 2, 0)) {
 			perror("net_wake: cosched_open");
+			free(rtt);
 			return 1;
 		}
 		cosched_set_spin(ep, 0);	/* block at once, as tcp does */
 	} else {
 		fd = tcp_connect(host, o->port);
 		if (fd < 0) {
-			perror("net_wake: connect");
+			free(rtt);
 			return 1;
 		}
 	}
@@ -318,13 +347,29 @@ static int run_ping(const struct opts *o)
 	} else {
 		close(fd);
 	}
-	if (st)
+	if (st) {
+		free(rtt);
 		return st;
+	}
 	qsort(rtt, (size_t)o->n, sizeof(*rtt), cmp_u64);
 	printf("samples=%d p50_us=%.1f p90_us=%.1f max_us=%.1f\n", o->n,
 	       rtt[o->n / 2] / 1e3, rtt[o->n * 9 / 10] / 1e3,
 	       rtt[o->n - 1] / 1e3);
 	free(rtt);
+	return 0;
+}
+
+/* A decimal int option in [lo, hi], or exit through usage(). */
+static int parse_int(const char *s, int lo, int hi, int *v)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (errno || end == s || *end || x < lo || x > hi)
+		return -1;
+	*v = (int)x;
 	return 0;
 }
 
@@ -353,7 +398,8 @@ int main(int argc, char **argv)
 			transport = optarg;
 			break;
 		case 'p':
-			o.port = atoi(optarg);
+			if (parse_int(optarg, 1024, 65534, &o.port))
+				return usage();
 			break;
 		case 'a':
 			o.addrs = optarg;
@@ -365,13 +411,16 @@ int main(int argc, char **argv)
 			o.hog = 1;
 			break;
 		case 'n':
-			o.n = atoi(optarg);
+			if (parse_int(optarg, 1, 1000000, &o.n))
+				return usage();
 			break;
 		case 'g':
-			o.gap_ms = atoi(optarg);
+			if (parse_int(optarg, 1, 1000, &o.gap_ms))
+				return usage();
 			break;
 		case 't':
-			o.limit_s = atoi(optarg);
+			if (parse_int(optarg, 1, 86400, &o.limit_s))
+				return usage();
 			break;
 		default:
 			return usage();
@@ -380,12 +429,13 @@ int main(int argc, char **argv)
 	if (!transport || (strcmp(transport, "tcp") && strcmp(transport, "uring")))
 		return usage();
 	o.uring = !strcmp(transport, "uring");
-	if (o.port < 1024 || o.port > 65534 || o.n < 1 || o.n > 1000000 ||
-	    o.gap_ms < 1 || o.gap_ms > 1000 || o.limit_s < 1 || !o.job ||
-	    ((o.uring || !o.echo) && !o.addrs))
+	if (!o.port || !o.job || ((o.uring || !o.echo) && !o.addrs))
 		return usage();
 	signal(SIGALRM, on_alarm);
 	alarm((unsigned int)o.limit_s);
-	pin_cpu(0);
+	if (pin_cpu(0)) {
+		perror("net_wake: CPU 0");
+		return 1;
+	}
 	return o.echo ? run_echo(&o) : run_ping(&o);
 }

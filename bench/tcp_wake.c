@@ -199,6 +199,11 @@ int main(int argc, char **argv)
 	}
 	__atomic_store_n(&w.ep, ep, __ATOMIC_RELEASE);
 	hog = spawn_hog(0);
+	if (hog < 0) {
+		perror("tcp_wake: the hog");
+		kill(snd, SIGKILL);
+		return 1;
+	}
 	__atomic_store_n(&w.hog, hog, __ATOMIC_RELEASE);
 	__atomic_store_n(&prog->recv_phase, 1, __ATOMIC_RELAXED);
 	for (i = -5; i < n; i++) {

@@ -6,9 +6,11 @@
 #ifndef COSCHED_BENCH_TIMING_H
 #define COSCHED_BENCH_TIMING_H
 
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <time.h>
@@ -35,19 +37,31 @@ static inline int pin_cpu(int cpu)
 /*
  * A child that spins on @cpu until killed, or until its parent dies (a
  * benchmark killed by its time limit leaves no hog behind).  Its pid, or
- * -1 if fork() failed.
+ * -1 with errno if it could not be started or pinned.
  */
 static inline pid_t spawn_hog(int cpu)
 {
 	pid_t parent = getpid(), pid = fork();
+	cpu_set_t set;
+	int err;
 
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)	/* it died before prctl() */
 			_exit(0);
-		pin_cpu(cpu);
 		for (;;)
 			;
+	}
+	if (pid < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(pid, sizeof(set), &set)) {
+		err = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		errno = err;
+		return -1;
 	}
 	return pid;
 }

@@ -47,6 +47,8 @@ part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib &
 part workloads bench/workloads/test.sh
 # The floor every guest latency bench prints ends whatever the host does.
 part "vcpu_stall" bench/vcpu_stall_test.sh
+# net_wake refuses bad command lines (its measurement runs in the cluster smoke).
+part "net_wake" bench/net_wake_test.sh
 # The simulator's unit and policy sanity tests (bench/sim, under 30 s).
 part sim make --no-print-directory -s -C bench/sim check
 for k in 6.1 6.12; do

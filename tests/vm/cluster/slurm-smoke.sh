@@ -15,7 +15,11 @@
 #      that fix, then the MPICH glue (COSCHED_UCX_FINALIZE=0: no fix);
 #      same output, glue active in every rank;
 #   5. without the plugin in plugstack.conf, the glue check above fails;
-#   6. two jobs on the same nodes run at once (no gang scheduling).
+#   6. two jobs on the same nodes run at once (no gang scheduling);
+#   7. bench/net_wake.sh, one short round: node 1's module boosts a
+#      receiver beside a hog on messages from node 0 under dcs, for plain
+#      TCP and libcosched's io_uring transport, and never under local
+#      (counts of boosts, no timing asserted).
 # Output is TAP; the last line is "N passed, N failed"; exit 1 on a failure.
 cd "$(dirname "$0")/../../.." || exit 2
 . mpi-glue/test/tap.sh
@@ -189,6 +193,30 @@ states() { # "R<most jobs RUNNING at once> <every state seen>"
 st=$(states)
 [[ "$st" == R2* && "$st " != *" SUSPENDED "* ]]
 check $? "two jobs on the same nodes run at once, none suspended (most RUNNING at once, states: $st)"
+
+# 7. Arrivals from another node boost the receiver under dcs only.
+field() { # cell key -> the value in net_wake.sh's line of that cell
+	awk -v c="cell=$1" -v k="$2" '$1 == c { for (i = 2; i <= NF; i++) {
+		split($i, f, "="); if (f[1] == k) print f[2] } }' "$W/nw.out"
+}
+timeout "$LIMIT" bench/net_wake.sh 1 20 2 >"$W/nw.out" 2>&1
+check $? "bench/net_wake.sh across ${HOSTS[0]} and ${HOSTS[1]}: every cell ran" ||
+	sed 's/^/# /' "$W/nw.out"
+for c in tcp-floor tcp-local tcp-dcs uring-floor uring-local uring-dcs; do
+	a=$(field "$c" answered)
+	n=$(field "$c" arrivals)
+	[ "${a:-0}" = 25 ] && [ "${n:-0}" -ge 25 ]
+	check $? "net_wake $c: ${HOSTS[1]}'s echo answered ${a:-?} of 25, its module counted ${n:-?} arrivals"
+done
+for t in tcp uring; do
+	d=$(field "$t-dcs" boosts)
+	l=$(field "$t-local" boosts)
+	f=$(field "$t-floor" boosts)
+	p=$(field "$t-local" hog_ms)
+	[ "${d:-0}" -gt 0 ] && [ "$l" = 0 ] && [ "$f" = 0 ] && [ "${p:-0}" -gt 0 ]
+	check $? "net_wake $t: the receiver beside the hog (${p:-?} ms of CPU under local) boosted ${d:-?} times under dcs, ${l:-?} under local, ${f:-?} without the hog"
+done
+grep '^# \(tcp\|uring\)' "$W/nw.out"
 tap_summary
 # shellcheck disable=SC2154 # fail: tap.sh's
 ((fail == 0))
