@@ -3,12 +3,17 @@
 # The MPI baseline for the latency benchmarks: build/bench/mpi_pingpong.*
 # (a plain MPI ping-pong, no cosched calls) under MPICH and Open MPI, two
 # ranks pinned to CPU 0 and CPU 1, under each cosched policy asked for.
-# The configurations take turns in ROUNDS rounds so that host noise hits
-# them alike; each cell of the table is the median over the rounds.
-# Traffic is forced over TCP on loopback, never shared memory: in the design
-# the ranks stand for processes on different nodes, so every message must
-# cross a kernel-visible transport.  The script checks that it did: lo's
-# tx_bytes must grow by at least the bytes the timed ping-pongs moved.
+# The configurations take turns in ROUNDS rounds, in a new random order
+# each round (printed on stderr), so that host noise and a configuration's
+# place in the round hit them alike; each cell of the table is the median
+# over the rounds.  After each load of the module the script waits
+# $MPI_PINGPONG_SETTLE seconds (default 1).
+# Traffic is forced over TCP on loopback, never shared memory
+# (bench/mpi_launch.sh, shared with the zero-cost scripts of
+# Documentation/results/mpi-glue): in the design the ranks stand for
+# processes on different nodes, so every message must cross a
+# kernel-visible transport.  The script checks that it did: lo's tx_bytes
+# must grow by at least the bytes the timed ping-pongs moved.
 #
 # Run as root inside a guest, from the repository root:
 #   make modules && make -C bench
@@ -52,6 +57,8 @@ ROUNDS=3
 ARGS=
 
 die() { echo "mpi_pingpong.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/mpi_launch.sh
+. "$(dirname "$0")/mpi_launch.sh"
 
 # Quote an argument for the reproduce line, only where a shell needs it.
 q() {
@@ -69,7 +76,7 @@ while getopts r:p:s:n:m: o; do
 	s) SIZES=$OPTARG ;;
 	n) ITERS=$OPTARG ;;
 	m) MPIS=$OPTARG ;;
-	*) sed -n '14,34s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '/^# Run as root/,/^# Output/{/^# Output/d;s/^# \{0,1\}//p;}' "$0" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || die "run as root (it loads the module and sets policies)"
@@ -133,6 +140,9 @@ set_policy() {
 		[ -f "$KO" ] || die "$KO missing: run 'make modules' on the host"
 		insmod "$KO" || die "insmod $KO failed"
 		LOADED=1
+		# Let the guest settle after loading code (a lead from
+		# zero-cost Run 7, not a finding): $MPI_PINGPONG_SETTLE s.
+		sleep "${MPI_PINGPONG_SETTLE:-1}"
 	fi
 	echo Y >"$HOOKS" || die "cannot turn $HOOKS on"
 	echo "$1" >"$SYS/policy" || die "policy '$1' refused by $SYS/policy"
@@ -142,56 +152,34 @@ set_policy() {
 
 lo_tx() { cat /sys/class/net/lo/statistics/tx_bytes; }
 
-# run_mpi MPI: the program under MPI, on stdout, forced onto TCP over lo.
-#
-# MPICH (Debian bookworm: 4.0.2, device ch4:ucx): MPIR_CVAR_NOLOCAL=1
-# makes MPICH treat the other rank as remote, which turns off its own
-# shared-memory module; the traffic then goes to the UCX netmod, which
-# has shared-memory transports of its own (posix, sysv, cma), so UCX_TLS=tcp
-# keeps only TCP, and UCX_NET_DEVICES=lo puts it on loopback (without it
-# UCX picks any interface it finds, on a host the LAN one).
-#
-# Open MPI (4.1.4): the ob1 PML with only the tcp and self BTLs (vader,
-# its shared memory, is then not even opened); pml ob1 stated outright so
-# that a UCX PML cannot take over and bring its shared memory back.
-# Loopback is on Open MPI's default exclude list: include it explicitly.
-#
-# With the glue (P+glue): the ranks alone get it, as cosched-run does it
-# (with MPICH also the UCX finalize fix, libcosched-ucx-finalize.so), and
-# COSCHED_MPI_VERBOSE=1 so that the check below sees every rank report
-# its endpoint.
+# run_mpi MPI: the program under MPI, on stdout, forced onto TCP over lo
+# (bench/mpi_launch.sh says how and why).  With the glue (P+glue): the
+# ranks alone get it, as cosched-run does it, and COSCHED_MPI_VERBOSE=1 so
+# that the check below sees every rank report its endpoint; P+ucxfix:
+# MPICH's ranks get the UCX finalize fix alone.
 run_mpi() {
-	case $1 in
-	mpich)
-		set --
-		[ -n "$GLUE" ] && set -- -genv LD_PRELOAD \
-			"$GLUE/libcosched-mpi-mpich.so:$GLUE/libcosched-ucx-finalize.so" \
-			-genv COSCHED_MPI_VERBOSE 1
-		[ -n "$UCXFIX" ] && set -- -genv LD_PRELOAD "$UCXFIX"
-		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
-			mpiexec.mpich -n 2 -bind-to user:0,1 "$@" \
-			"$BIN.mpich" -s "$SIZES" -n "$ITERS"
-		;;
-	openmpi)
-		set --
-		[ -n "$GLUE" ] && set -- -x LD_PRELOAD="$GLUE/libcosched-mpi-openmpi.so" \
-			-x COSCHED_MPI_VERBOSE=1
-		env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-			mpiexec.openmpi -n 2 --map-by core --bind-to core \
-			--mca pml ob1 --mca btl tcp,self \
-			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@" \
-			"$BIN.openmpi" -s "$SIZES" -n "$ITERS"
-		;;
-	*) die "unknown MPI '$1' (mpich, openmpi)" ;;
-	esac
+	pre=
+	MPI_LAUNCH_ENV=
+	if [ -n "$GLUE" ]; then
+		pre=$(glue_preload "$1" "$GLUE")
+		MPI_LAUNCH_ENV=COSCHED_MPI_VERBOSE=1
+	fi
+	[ -n "$UCXFIX" ] && [ "$1" = mpich ] && pre=$UCXFIX
+	mpi_launch "$1" "$pre" "$BIN.$1" -s "$SIZES" -n "$ITERS"
 }
 
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
-	for p in $(echo "$POLICIES" | tr , ' '); do
+	# A new order each round, so that no configuration always runs first
+	# (zero-cost Run 7: a fixed order biased the small differences).
+	order=$(echo "$POLICIES" | tr , '\n' | shuf | tr '\n' ' ')
+	# shellcheck disable=SC2086 # one word per MPI
+	mpis=$(printf '%s\n' $MPIS | shuf | tr '\n' ' ')
+	echo "# round $r order: $order/ $mpis" >&2
+	for p in $order; do
 		set_policy "$p"
 		pol=$POL
-		for m in $MPIS; do
+		for m in $mpis; do
 			if [ ! -x "$BIN.$m" ]; then
 				[ "$r" = 0 ] && echo "# $m: $BIN.$m not built (no MPI installed? scripts/setup.sh, make -C bench): skipped"
 				echo "skip $m $pol" >>"$OUT"

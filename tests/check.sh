@@ -49,6 +49,8 @@ part workloads bench/workloads/test.sh
 part "vcpu_stall" bench/vcpu_stall_test.sh
 # net_wake refuses bad command lines (its measurement runs in the cluster smoke).
 part "net_wake" bench/net_wake_test.sh
+# The MPI benchmarks' launch lines (bench/mpi_launch.sh), against stand-in mpiexecs.
+part "mpi_launch" bench/mpi_launch_test.sh
 # The simulator's unit and policy sanity tests (bench/sim, under 30 s).
 part sim make --no-print-directory -s -C bench/sim check
 for k in 6.1 6.12; do

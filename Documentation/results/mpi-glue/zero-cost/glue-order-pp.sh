@@ -17,27 +17,11 @@
 #   tests/vm/vmrun.sh --kernel 6.12 --smp 2 --timeout 1800 -- \
 #       Documentation/results/mpi-glue/zero-cost/glue-order-pp.sh
 cd "$(dirname "$0")/../../../.." || exit 2
+# shellcheck source=bench/mpi_launch.sh
+. bench/mpi_launch.sh
+# shellcheck source=Documentation/results/mpi-glue/zero-cost/pp.sh
+. Documentation/results/mpi-glue/zero-cost/pp.sh
 KO=build/$(uname -r)/cosched.ko
-G=$(pwd)/build/mpi-glue
-p50() { # glue|off|plain
-	set --
-	case ${MPI:-mpich} in
-	mpich)
-		[ "$1" != plain ] && set -- -genv LD_PRELOAD "$G/libcosched-mpi-mpich.so:$G/libcosched-ucx-finalize.so"
-		[ "$1" = off ] && set -- "$@" -genv COSCHED_MPI 0
-		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
-			mpiexec.mpich -n 2 -bind-to user:0,1 "$@" \
-			build/bench/mpi_pingpong.mpich -s "${SIZE:-8}" -n 1000 ;;
-	openmpi)
-		[ "$1" != plain ] && set -- -x LD_PRELOAD="$G/libcosched-mpi-openmpi.so"
-		[ "$1" = off ] && set -- "$@" -x COSCHED_MPI=0
-		env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-			mpiexec.openmpi -n 2 --map-by core --bind-to core \
-			--mca pml ob1 --mca btl tcp,self \
-			--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@" \
-			build/bench/mpi_pingpong.openmpi -s "${SIZE:-8}" -n 1000 ;;
-	esac 2>/dev/null | grep '^bench=' | head -1 | sed 's/.*lat_ns_p50=\([0-9]*\).*/\1/'
-}
 run() { # round case
 	scripts/rmmod-cosched -q 2>/dev/null
 	[ ! -d /sys/kernel/cosched ] || { echo "glue-order-pp: the module stays loaded" >&2; exit 1; }
@@ -51,7 +35,7 @@ run() { # round case
 	glue-nomod | on) how=glue ;;
 	*) how=$2 ;;
 	esac
-	echo "round $1 $2 p50_ns $(p50 $how) at $(date +%T)"
+	echo "round $1 $2 p50_ns $(p50 "${MPI:-mpich}" $how "${SIZE:-8}") at $(date +%T)"
 }
 seed=${SEED:-$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')}
 echo "# glue-order-pp: MPI ${MPI:-mpich}, SIZE ${SIZE:-8}, SETTLE ${SETTLE:-1}, seed $seed, $(uname -r), $(date -u +%FT%TZ)"
