@@ -11,7 +11,8 @@
 #     colon-separated list, empty for none); $MPI_LAUNCH_ENV, if set, is a
 #     space-separated list of NAME=VALUE put in every rank's environment
 #     (e.g. "COSCHED_MPI_VERBOSE=1 COSCHED_MPI=0").  Paths and values
-#     must not contain spaces.
+#     must not contain spaces; a value may be empty.  The status is
+#     mpiexec's, 2 for an unknown MPI.
 #   glue_preload MPI DIR
 #     The preload that puts the glue of DIR (build/mpi-glue) into an
 #     MPI's ranks as cosched-run does (MPICH: the glue, then the UCX
@@ -35,23 +36,28 @@ mpi_launch() {
 	_mpi=$1
 	_pre=$2
 	shift 2
+	_vars=
+	[ -z "$_pre" ] || _vars="LD_PRELOAD=$_pre"
+	_vars="$_vars ${MPI_LAUNCH_ENV:-}"
+	# Put each NAME=VALUE before the program, in the order given, as one
+	# word each (no globbing: a value may hold a '*'; an empty VALUE stays).
+	_rev=
+	case $- in *f*) _glob=off ;; *) _glob=on ;; esac
+	set -f
+	for _kv in $_vars; do _rev="$_kv $_rev"; done
+	for _kv in $_rev; do
+		case $_mpi in
+		mpich) set -- -genv "${_kv%%=*}" "${_kv#*=}" "$@" ;;
+		*) set -- -x "$_kv" "$@" ;;
+		esac
+	done
+	[ "$_glob" = off ] || set +f
 	case $_mpi in
 	mpich)
-		# -genv NAME VALUE per variable, before the program.
-		_genv=
-		[ -z "$_pre" ] || _genv="LD_PRELOAD=$_pre"
-		_genv="$_genv ${MPI_LAUNCH_ENV:-}"
-		# shellcheck disable=SC2046,SC2086 # NAME=VALUE words, none with spaces
-		set -- $(for _kv in $_genv; do printf '%s %s %s\n' -genv "${_kv%%=*}" "${_kv#*=}"; done) "$@"
 		env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo \
 			mpiexec.mpich -n 2 -bind-to user:0,1 "$@"
 		;;
 	openmpi)
-		_genv=
-		[ -z "$_pre" ] || _genv="LD_PRELOAD=$_pre"
-		_genv="$_genv ${MPI_LAUNCH_ENV:-}"
-		# shellcheck disable=SC2046,SC2086 # NAME=VALUE words, none with spaces
-		set -- $(for _kv in $_genv; do printf '%s %s\n' -x "$_kv"; done) "$@"
 		env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 			mpiexec.openmpi -n 2 --map-by core --bind-to core \
 			--mca pml ob1 --mca btl tcp,self \

@@ -172,6 +172,7 @@ r=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	# A new order each round, so that no configuration always runs first
 	# (zero-cost Run 7: a fixed order biased the small differences).
+	command -v shuf >/dev/null || die "shuf (coreutils) missing"
 	order=$(echo "$POLICIES" | tr , '\n' | shuf | tr '\n' ' ')
 	# shellcheck disable=SC2086 # one word per MPI
 	mpis=$(printf '%s\n' $MPIS | shuf | tr '\n' ' ')
@@ -217,14 +218,24 @@ else
 	echo "# bench/mpi_pingpong.sh$ARGS   (as root on $kver, $(nproc) CPUs)"
 fi
 echo "# MPI ping-pong, 2 ranks, over TCP on lo, one-way latency (RTT/2) and streaming bandwidth (MB/s = 10^6 B/s), on $kver"
+# Rows in the order asked for (-p, then -m), whatever order the rounds ran
+# them in: row_order prefixes each line whose fields $2 (MPI) and $3
+# (policy) are given with its place.
+row_order() { # awk-program-field-of-mpi awk-field-of-policy
+	awk -v pols="$POLICIES" -v mpis="$MPIS" -v fm="$1" -v fp="$2" 'BEGIN {
+		np = split(pols, P, ","); for (i = 1; i <= np; i++) pi[P[i]] = i
+		nm = split(mpis, M, " "); for (i = 1; i <= nm; i++) mi[M[i]] = i }
+		{ printf "%d %d %d %s\n", ($fp in pi) ? pi[$fp] : 99, ($fm in mi) ? mi[$fm] : 99, NR, $0 }' |
+		sort -n -k1,1 -k2,2 -k3,3 | cut -d' ' -f4-
+}
 # Per MPI and policy: where the ranks ran, and the smallest ratio over the
 # rounds of what lo carried to what the timed ping-pongs needed.
-awk '$1 == "meta" {
+row_order 2 3 <"$OUT" | awk '$1 == "meta" {
 	k = $2 " " $3; if (!(k in lo) || $4 / $5 < lo[k]) lo[k] = $4 / $5
 	cpus[k] = $6 " " $7; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
      $1 == "skip" && !(($2 " " $3) in skipped) { skipped[$2 " " $3] = 1; printf "# %-8s policy %-7s skipped: not built\n", $2, $3 }
      END { for (i = 1; i <= n; i++) { k = order[i]; split(k, a, " ")
-	printf "# %-8s policy %-7s rank:cpus %s  lo bytes >= %.1f x the timed ping-pong bytes\n", a[1], a[2], cpus[k], lo[k] } }' "$OUT"
+	printf "# %-8s policy %-7s rank:cpus %s  lo bytes >= %.1f x the timed ping-pong bytes\n", a[1], a[2], cpus[k], lo[k] } }'
 
 # The median over the rounds of key for one MPI, policy and size.
 med() { # mpi policy size key
@@ -239,6 +250,7 @@ printf '# %-8s %-7s %8s %10s %10s %10s %9s %11s %6s\n' mpi policy size p50_ns p9
 awk '$1 ~ /^round=/ {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	k = f["bench"] " " f["policy"] " " f["size"] " " f["iters"]; if (!(k in seen)) { seen[k] = 1; print k } }' "$OUT" |
+	awk '{ print "x", $0 }' | row_order 2 3 | cut -d' ' -f2- |
 while read -r m p s n; do
 	printf '# %-8s %-7s %8s %10s %10s %10s %9s %11s %6s\n' "$m" "$p" "$s" \
 		"$(med "$m" "$p" "$s" lat_ns_p50)" "$(med "$m" "$p" "$s" lat_ns_p99)" \
