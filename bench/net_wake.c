@@ -22,7 +22,8 @@
  *                 [-g MS] [-t S]
  * HOST1 is the echo node (tcp: the one ping connects to).  The echo side
  * prints what it answered, its endpoint's arrivals and boosts, how often
- * it was preempted (nivcsw) and the hog's CPU time (hog_ms); the ping side
+ * it was preempted (nivcsw), the hog's CPU time and how long it ran
+ * (hog_ms, wall_ms); the ping side
  * prints samples=N p50_us= p90_us= max_us= of the round trips.  Both end
  * with status 3 when the run outlasts -t seconds (default 120).
  */
@@ -197,8 +198,12 @@ static double cpu_ms(const struct rusage *ru)
 	       (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
 }
 
-/* After the hog was reaped: its CPU time is the children's. */
-static void print_echo_stats(struct cosched_ep *ep, int answered)
+/*
+ * After the hog was reaped: its CPU time is the children's; wall_ms is
+ * how long it ran (0 without a hog), so hog_ms / wall_ms is its share.
+ */
+static void print_echo_stats(struct cosched_ep *ep, int answered,
+			     double wall_ms)
 {
 	struct cosched_ep_stats st;
 	struct rusage self, hog;
@@ -206,17 +211,18 @@ static void print_echo_stats(struct cosched_ep *ep, int answered)
 	if (cosched_stats(ep, &st) || getrusage(RUSAGE_SELF, &self) ||
 	    getrusage(RUSAGE_CHILDREN, &hog))
 		return;
-	printf("echo: answered=%d arrivals=%llu boosts=%llu boosted_ms=%.1f nivcsw=%ld hog_ms=%.0f\n",
+	printf("echo: answered=%d arrivals=%llu boosts=%llu boosted_ms=%.1f nivcsw=%ld hog_ms=%.0f wall_ms=%.0f\n",
 	       answered, (unsigned long long)st.module.arrivals,
 	       (unsigned long long)st.module.boosts,
-	       st.module.boosted_ns / 1e6, self.ru_nivcsw, cpu_ms(&hog));
+	       st.module.boosted_ns / 1e6, self.ru_nivcsw, cpu_ms(&hog),
+	       wall_ms);
 }
 
 static int run_echo(const struct opts *o)
 {
 	struct cosched_ep *ep;
 	pid_t hog = 0;
-	uint64_t v;
+	uint64_t v, t_hog = 0;
 	int fd = -1, answered = 0, st = 0;
 
 	if (o->uring && set_peers(o))
@@ -240,6 +246,7 @@ static int run_echo(const struct opts *o)
 			st = 1;
 			goto out;
 		}
+		t_hog = now_ns();
 	}
 	for (;;) {
 		if (o->uring) {
@@ -272,9 +279,10 @@ static int run_echo(const struct opts *o)
 	}
 	if (hog > 0) {
 		kill(hog, SIGKILL);
+		t_hog = now_ns() - t_hog;
 		waitpid(hog, NULL, 0);
 	}
-	print_echo_stats(ep, answered);
+	print_echo_stats(ep, answered, t_hog / 1e6);
 out:
 	if (fd >= 0)
 		close(fd);

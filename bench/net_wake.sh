@@ -110,14 +110,20 @@ waits() {
 	values "$1" p50_us | awk 'NR == FNR { f[$1] = $2; next } ($1 in f) { print $2 - f[$1] }' "$OUT.floor" -
 }
 wait_med() { waits "$1" | summary | cut -d' ' -f1; }
+# shares cell: the hog's share of the CPU in each round, in percent
+# (hog_ms / wall_ms; none in the floor cells).
+shares() {
+	awk -v c="cell=$1" '$1 == c { for (i = 2; i <= NF; i++) { split($i, f, "="); v[f[1]] = f[2] }
+		if (v["wall_ms"] > 0) printf "%.1f\n", 100 * v["hog_ms"] / v["wall_ms"] }' "$OUT"
+}
 # ratio a b: a / b, or n/a when b is within 10 us of nothing.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 10) printf "%.1f", a / b; else printf "n/a" }'; }
 
 echo "# round trip $H0 -> $H1 -> $H0, us: median over $ROUNDS rounds of $N (rounds' range)"
-printf '# %-12s %-22s %-22s %-22s %s\n' cell p50 p90 "wait (p50 - floor)" "boosts nivcsw hog_ms"
+printf '# %-12s %-22s %-22s %-22s %s\n' cell p50 p90 "wait (p50 - floor)" "boosts nivcsw hog_cpu_%"
 for c in $CELLS; do
 	printf '# %-12s %-22s %-22s %-22s %s %s %s\n' "$c" "$(stat "$c" p50_us)" "$(stat "$c" p90_us)" \
-		"$(waits "$c" | summary)" "$(med "$c" boosts)" "$(med "$c" nivcsw)" "$(med "$c" hog_ms)"
+		"$(waits "$c" | summary)" "$(med "$c" boosts)" "$(med "$c" nivcsw)" "$(shares "$c" | summary)"
 done
 for t in tcp uring; do
 	echo "# $t: p90 local / dcs $(ratio "$(med "$t-local" p90_us)" "$(med "$t-dcs" p90_us)"), wait local / dcs $(ratio "$(wait_med "$t-local")" "$(wait_med "$t-dcs")")"
