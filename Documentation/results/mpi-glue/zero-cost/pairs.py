@@ -5,7 +5,10 @@
 usage: pairs.py FILE...  For each file: every case's p50 median
 [min-max] over the rounds, then each case over `plain` and over
 `plain-nomod` of the same round (median [min-max], rounds above 1);
-then the same ratios pooled over all files given."""
+then the same ratios pooled over all files given.  "ci" is a
+distribution-free interval for the median ratio: the order statistics
+whose binomial tails hold at most 2.5% each (at least 95% coverage)."""
+import math
 import re
 import statistics as st
 import sys
@@ -25,11 +28,26 @@ def ratios(rounds, case, base):
             if case in r and base in r]
 
 
+def median_ci(v):
+    """(low, high) for the median of v, or None when too few values."""
+    v = sorted(v)
+    n = len(v)
+    tail = 0.0
+    k = 0
+    # Largest k with P(Binomial(n, 1/2) < k) <= 0.025.
+    while tail + math.comb(n, k) / 2 ** n <= 0.025:
+        tail += math.comb(n, k) / 2 ** n
+        k += 1
+    return (v[k - 1], v[n - k]) if k > 0 else None
+
+
 def show(label, v):
     if v:
-        print("  %-26s %.3f [%.3f-%.3f], %d of %d rounds above 1" %
+        ci = median_ci(v)
+        print("  %-26s %.3f [%.3f-%.3f], %d of %d rounds above 1%s" %
               (label, st.median(v), min(v), max(v),
-               sum(x > 1 for x in v), len(v)))
+               sum(x > 1 for x in v), len(v),
+               ", ci %.3f-%.3f" % ci if ci else ""))
 
 
 pooled = {}
