@@ -14,7 +14,7 @@ t() { # expected-status description args...
 	what=$2
 	shift 2
 	n=$((n + 1))
-	err=$(timeout 20 "$BIN" "$@" 2>&1 >/dev/null)
+	err=$(timeout 60 "$BIN" "$@" 2>&1 >/dev/null)
 	st=$?
 	if [ "$st" = "$want" ]; then
 		echo "ok $n - $what: exit $st"
