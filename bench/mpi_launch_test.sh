@@ -23,6 +23,9 @@ exit "${FAKE_STATUS:-0}"
 STUB
 	chmod +x "$FAKE/mpiexec.$m"
 done
+# The stand-ins report these; the caller's own must not leak in.
+unset MPIR_CVAR_NOLOCAL UCX_TLS UCX_NET_DEVICES OMPI_ALLOW_RUN_AS_ROOT \
+	OMPI_ALLOW_RUN_AS_ROOT_CONFIRM MPI_LAUNCH_ENV
 # shellcheck source=bench/mpi_launch.sh
 . "$ROOT/bench/mpi_launch.sh"
 # shellcheck source=Documentation/results/mpi-glue/zero-cost/pp.sh
@@ -66,18 +69,24 @@ FAKE_STATUS=3 mpi_launch mpich "" prog >/dev/null
 t "mpiexec's status is the caller's" 3 "$?"
 mpi_launch lam "" prog 2>/dev/null
 t "an unknown MPI is refused" 2 "$?"
-# The zero-cost scripts' cases (pp.sh), each MPI.
+# The zero-cost scripts' cases (pp.sh), each MPI: what p50 ran (the
+# stand-in's record, read before launch() below overwrites it) against
+# the line each case should run.
+ran() { # mpi case: the line p50 ran
+	(cd "$ROOT" && p50 "$1" "$2" 8 >/dev/null)
+	cat "$FAKE/last"
+}
 for m in mpich openmpi; do
-	v=$(cd "$ROOT" && p50 $m plain 8)
-	t "p50 $m plain: no preload, no variable (p50 $v)" \
-		"$(launch $m "" build/bench/mpi_pingpong.$m -s 8 -n 1000)" "$(cat "$FAKE/last")"
-	(cd "$ROOT" && p50 $m off 8 >/dev/null)
+	got=$(ran $m plain)
+	t "p50 $m plain: no preload, no variable" \
+		"$(launch $m "" build/bench/mpi_pingpong.$m -s 8 -n 1000)" "$got"
+	got=$(ran $m off)
 	t "p50 $m off: the glue preloaded with COSCHED_MPI=0" \
 		"$(MPI_LAUNCH_ENV=COSCHED_MPI=0 launch $m "$(glue_preload $m "$G")" build/bench/mpi_pingpong.$m -s 8 -n 1000)" \
-		"$(cat "$FAKE/last")"
-	(cd "$ROOT" && p50 $m on 8 >/dev/null)
+		"$got"
+	got=$(ran $m on)
 	t "p50 $m on: the glue preloaded, no variable" \
-		"$(launch $m "$(glue_preload $m "$G")" build/bench/mpi_pingpong.$m -s 8 -n 1000)" "$(cat "$FAKE/last")"
+		"$(launch $m "$(glue_preload $m "$G")" build/bench/mpi_pingpong.$m -s 8 -n 1000)" "$got"
 done
 t "p50 prints the run's p50" 7 "$(cd "$ROOT" && p50 mpich plain 8)"
 echo "$pass passed, $((n - pass)) failed"

@@ -394,6 +394,7 @@ int main(int argc, char **argv)
 	struct opts o = { .n = 200, .gap_ms = 5, .limit_s = 120,
 			  .job = 0x7c9a00000001ull };
 	const char *transport = NULL;
+	char host[256];
 	int c;
 
 	if (argc < 2 || (strcmp(argv[1], "echo") && strcmp(argv[1], "ping")))
@@ -437,7 +438,9 @@ int main(int argc, char **argv)
 	if (!transport || (strcmp(transport, "tcp") && strcmp(transport, "uring")))
 		return usage();
 	o.uring = !strcmp(transport, "uring");
-	if (!o.port || !o.job || ((o.uring || !o.echo) && !o.addrs))
+	/* Every refusal before the alarm and pinning, which can fail too. */
+	if (!o.port || !o.job || ((o.uring || !o.echo) && !o.addrs) ||
+	    (o.addrs && echo_host(o.addrs, host, sizeof(host))))
 		return usage();
 	signal(SIGALRM, on_alarm);
 	alarm((unsigned int)o.limit_s);

@@ -33,6 +33,7 @@ t 2 "no samples" ping -T tcp -p 3000 -a a,b -n 0
 t 2 "three hosts" ping -T tcp -p 3000 -a a,b,c
 t 2 "empty first host" ping -T tcp -p 3000 -a ,b
 t 2 "uring echo without hosts" echo -T uring -p 3000
-t 1 "a peer that does not resolve" ping -T tcp -p 3000 -a a,no-such-host.invalid -n 1
+# The trailing dot: no search domain is tried.
+t 1 "a peer that does not resolve" ping -T tcp -p 3000 -a a,no-such-host.invalid. -n 1
 echo "$pass passed, $((n - pass)) failed"
 [ "$pass" = "$n" ]
