@@ -235,6 +235,8 @@ static int run_echo(const struct opts *o)
 		fd = tcp_accept(o->port);
 		if (fd < 0 || cosched_register_fd(ep, fd)) {
 			perror("net_wake: accept or register");
+			if (fd >= 0)
+				close(fd);
 			cosched_close(ep);
 			return 1;
 		}
@@ -250,9 +252,7 @@ static int run_echo(const struct opts *o)
 	}
 	for (;;) {
 		if (o->uring) {
-			uint32_t src;
-
-			if (cosched_recv(ep, &src, &v, sizeof(v),
+			if (cosched_recv(ep, NULL, &v, sizeof(v),
 					 COSCHED_MODE_POLL) != sizeof(v)) {
 				st = 1;
 				break;

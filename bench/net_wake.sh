@@ -102,8 +102,8 @@ summary() {
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		printf "%.1f %s-%s\n", m, v[1], v[NR] }'
 }
-stat() { values "$1" "$2" | cut -d' ' -f2 | summary; }
-med() { stat "$1" "$2" | cut -d' ' -f1; }
+cell_stat() { values "$1" "$2" | cut -d' ' -f2 | summary; }
+med() { cell_stat "$1" "$2" | cut -d' ' -f1; }
 # waits cell: each round's p50 less that round's floor p50, one per line.
 waits() {
 	values "${1%-*}-floor" p50_us >"$OUT.floor"
@@ -122,7 +122,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 10) printf "%.1f", a / b; els
 echo "# round trip $H0 -> $H1 -> $H0, us: median over $ROUNDS rounds of $N (rounds' range)"
 printf '# %-12s %-22s %-22s %-22s %s\n' cell p50 p90 "wait (p50 - floor)" "boosts nivcsw hog_cpu_%"
 for c in $CELLS; do
-	printf '# %-12s %-22s %-22s %-22s %s %s %s\n' "$c" "$(stat "$c" p50_us)" "$(stat "$c" p90_us)" \
+	printf '# %-12s %-22s %-22s %-22s %s %s %s\n' "$c" "$(cell_stat "$c" p50_us)" "$(cell_stat "$c" p90_us)" \
 		"$(waits "$c" | summary)" "$(med "$c" boosts)" "$(med "$c" nivcsw)" "$(shares "$c" | summary)"
 done
 for t in tcp uring; do

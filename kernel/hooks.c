@@ -351,7 +351,9 @@ static int cosched_hook_charge(struct cosched_ep *ep)
  * @reg: the validated request (flags and reserved fields are 0)
  *
  * The descriptor is resolved in current's file table only, so a process
- * can register nothing but its own sockets and rings.
+ * can register nothing but its own sockets and rings.  A file that is
+ * readable already (data, a connection or a completion queued, an end
+ * of stream, an error) counts an arrival at once.
  *
  * Return: 0; -EBADF for a descriptor that is not open; -ENOTSOCK for a
  * %COSCHED_HOOK_TCP that is no socket; -EINVAL for another kind of socket
@@ -366,6 +368,7 @@ int cosched_hook_register(struct cosched_ep *ep,
 	struct cosched_hook *h;
 	struct file *file;
 	const void *key;
+	__poll_t mask;
 	int ret;
 
 	file = fget(reg->fd);	/* a negative fd is not found either */
@@ -400,7 +403,7 @@ int cosched_hook_register(struct cosched_ep *ep,
 	ret = cosched_hook_charge(ep);
 	if (ret)
 		goto err_unlock;
-	vfs_poll(file, &h->pt);
+	mask = vfs_poll(file, &h->pt);
 	if (!h->whead || h->extra_queue) {
 		/* Not the one poll queue of a socket or ring. */
 		if (h->whead)
@@ -414,6 +417,16 @@ int cosched_hook_register(struct cosched_ep *ep,
 	ep->nr_hooks++;
 	if (atomic_inc_return(&cosched_nr_hooks) == 1)
 		schedule_delayed_work(&cosched_hook_reaper, HZ);
+	/*
+	 * Data (or a connection, a completion, an end of stream) queued
+	 * before the entry was on the poll queue woke nobody: an arrival
+	 * for all of it, or a receiver that blocks before reading it would
+	 * sleep to its timeout.  Not a hang-up alone: a TCP socket never
+	 * connected polls as EPOLLHUP.  Under the mutex, as hooks_closed
+	 * was checked: nothing reports for an endpoint being closed.
+	 */
+	if (mask & (EPOLLIN | EPOLLRDNORM | EPOLLERR))
+		cosched_hook_signal(ep);
 	mutex_unlock(&cosched_hooks_mutex);
 	return 0;
 

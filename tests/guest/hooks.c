@@ -10,6 +10,9 @@
  *   of what is not registered (ENOENT).  A descriptor number is resolved
  *   in the caller's own table: a child that put a pipe on the number of
  *   its parent's socket registers a pipe (ENOTSOCK).
+ * - A file readable at REGISTER (data, a queued connection, an end of
+ *   stream, a posted completion) counts one arrival at once; a socket
+ *   with nothing to read, connected or never, none.
  * - A TCP receiver blocked in COSCHED_IOC_WAIT is woken by its peer's
  *   data (loopback); an io_uring recv completion wakes a blocked waiter;
  *   with builtin_hooks=0 nothing is announced.
@@ -565,6 +568,115 @@ static void test_uring_wakes_waiter(void)
 	close(b);
 }
 
+/* Blocks until @fd is readable; bails after 2 s. */
+static void until_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 2000) != 1)
+		bail("fd %d not readable within 2 s", fd);
+}
+
+/* A ring with a completion posted counts one arrival at REGISTER. */
+static void ring_readable_at_register(struct ep *ep)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	u64 before;
+	int r;
+
+	if (io_uring_queue_init(4, &ring, 0)) {
+		ok(0, "io_uring_queue_init");
+		return;
+	}
+	io_uring_prep_nop(io_uring_get_sqe(&ring));
+	r = io_uring_submit_and_wait(&ring, 1);
+	if (r != 1 || io_uring_peek_cqe(&ring, &cqe))
+		bail("io_uring nop: %d", r);
+	before = RD(ep->ctrl->arrivals);
+	expect_neg(reg(ep->fd, ring.ring_fd, COSCHED_HOOK_IO_URING), 0,
+		   "REGISTER a ring with a completion posted");
+	expect_eq(RD(ep->ctrl->arrivals), before + 1,
+		  "a completion posted before REGISTER: one arrival");
+	io_uring_cqe_seen(&ring, cqe);
+	expect_neg(unreg(ep->fd, ring.ring_fd, COSCHED_HOOK_IO_URING), 0,
+		   "UNREGISTER the ring");
+	io_uring_queue_exit(&ring);
+}
+
+/*
+ * What was queued before REGISTER woke nobody: a file readable at
+ * REGISTER counts one arrival at once (data on a connected socket, a
+ * connection on a listening one, a completion in a ring), so a receiver
+ * that blocks before reading it is not left to its timeout.  A socket
+ * with nothing to read counts none, nor does a socket never connected,
+ * which polls as hang-up (the MPI glue's probe registers one).
+ */
+static void test_readable_at_register(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fresh, a, b, c, d, l, cl;
+	struct ep ep;
+	u64 before;
+	char buf[8];
+
+	ep_must_open(&ep, JOB + 9, 0);
+	before = RD(ep.ctrl->arrivals);
+	fresh = socket(AF_INET, SOCK_STREAM, 0);
+	expect_neg(reg(ep.fd, fresh, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a socket not yet connected");
+	tcp_pair(&c, &d);
+	expect_neg(reg(ep.fd, d, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a connected socket with nothing queued");
+	expect_eq(RD(ep.ctrl->arrivals), before,
+		  "nothing to read at REGISTER (connected or not): no arrival");
+
+	tcp_pair(&a, &b);
+	if (send(a, "x", 1, 0) != 1)
+		bail("send");
+	until_readable(b);
+	expect_neg(reg(ep.fd, b, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a socket with data queued");
+	expect_eq(RD(ep.ctrl->arrivals), before + 1,
+		  "data queued before REGISTER: one arrival at once");
+	expect_neg(wait_retry(ep.fd, before, 1000000000ull), 0,
+		   "a WAIT for it returns at once, not at its timeout");
+	recv(b, buf, sizeof(buf), MSG_DONTWAIT);
+	expect_neg(unreg(ep.fd, b, COSCHED_HOOK_TCP), 0, "UNREGISTER it");
+	close(a);
+	until_readable(b);
+	before = RD(ep.ctrl->arrivals);
+	expect_neg(reg(ep.fd, b, COSCHED_HOOK_TCP), 0,
+		   "REGISTER it again after the peer's end of stream");
+	expect_eq(RD(ep.ctrl->arrivals), before + 1,
+		  "an end of stream before REGISTER: one arrival");
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (void *)&sin, sizeof(sin)) || listen(l, 4) ||
+	    getsockname(l, (void *)&sin, &len))
+		bail("listen: %s", strerror(errno));
+	cl = socket(AF_INET, SOCK_STREAM, 0);
+	if (cl < 0 || connect(cl, (void *)&sin, sizeof(sin)))
+		bail("connect: %s", strerror(errno));
+	until_readable(l);
+	before = RD(ep.ctrl->arrivals);
+	expect_neg(reg(ep.fd, l, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a listening socket with a connection queued");
+	expect_eq(RD(ep.ctrl->arrivals), before + 1,
+		  "a connection queued before REGISTER: one arrival");
+
+	ring_readable_at_register(&ep);
+	ep_close(&ep);
+	close(fresh);
+	close(b);
+	close(c);
+	close(d);
+	close(cl);
+	close(l);
+}
+
 static void test_lifetime(void)
 {
 	int a, b, c, d, r;
@@ -944,6 +1056,7 @@ int main(int argc, char **argv)
 	test_tcp_wakes_waiter();
 	test_tcp_wakes_poller();
 	test_uring_wakes_waiter();
+	test_readable_at_register();
 	if (!bpf_mode) {
 		test_builtin_kinds();
 		test_lifetime();
