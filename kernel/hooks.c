@@ -19,8 +19,9 @@
  * data on TCP sockets and io_uring completions through the kfuncs below
  * instead; with the builtin_hooks parameter off, the built-in path leaves
  * those two to them and still reports everything they do not see: new
- * connections on listening sockets, end of stream, socket errors, and
- * verbs completion channels.  Both end in cosched_hook_signal().
+ * connections on listening sockets, end of stream, socket errors,
+ * verbs completion channels, and what a file already held when it was
+ * registered.  Both end in cosched_hook_signal().
  *
  * An arrival is seen in the waker's context (softirq, or any context that
  * completes io_uring requests).  It is announced there at once: the count
