@@ -36,6 +36,7 @@
 #include "stall.h"
 
 #include <fcntl.h>
+#include <linux/net_tstamp.h>
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -92,20 +93,37 @@ static void param_set(const char *v)
 	close(fd);
 }
 
+/* A loopback TCP socket listening on a free port, its address in *sin. */
+static int tcp_listener(struct sockaddr_in *sin)
+{
+	socklen_t len = sizeof(*sin);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	*sin = (struct sockaddr_in){ .sin_family = AF_INET,
+				     .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	if (l < 0 || bind(l, (void *)sin, sizeof(*sin)) || listen(l, 4) ||
+	    getsockname(l, (void *)sin, &len))
+		bail("listen: %s", strerror(errno));
+	return l;
+}
+
+/* A TCP socket connected to sin. */
+static int tcp_connect(const struct sockaddr_in *sin)
+{
+	int c = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (c < 0 || connect(c, (const void *)sin, sizeof(*sin)))
+		bail("connect: %s", strerror(errno));
+	return c;
+}
+
 /* A connected loopback TCP pair: *a connects, *b is accepted. */
 static void tcp_pair(int *a, int *b)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	struct sockaddr_in sin;
+	int l = tcp_listener(&sin), one = 1;
 
-	if (l < 0 || bind(l, (void *)&sin, sizeof(sin)) || listen(l, 4) ||
-	    getsockname(l, (void *)&sin, &len))
-		bail("listen: %s", strerror(errno));
-	*a = socket(AF_INET, SOCK_STREAM, 0);
-	if (*a < 0 || connect(*a, (void *)&sin, sizeof(sin)))
-		bail("connect: %s", strerror(errno));
+	*a = tcp_connect(&sin);
 	*b = accept(l, NULL, NULL);
 	if (*b < 0)
 		bail("accept: %s", strerror(errno));
@@ -437,25 +455,18 @@ static void test_tcp_wakes_waiter(void)
  */
 static void test_builtin_kinds(void)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	int l = socket(AF_INET, SOCK_STREAM, 0), c, a;
+	struct sockaddr_in sin;
+	int l = tcp_listener(&sin), c, a;
 	char buf[16];
 	struct ep ep;
 	u64 before;
 
-	if (l < 0 || bind(l, (void *)&sin, sizeof(sin)) || listen(l, 4) ||
-	    getsockname(l, (void *)&sin, &len))
-		bail("listen: %s", strerror(errno));
 	ep_must_open(&ep, JOB + 7, 0);
 	expect_neg(reg(ep.fd, l, COSCHED_HOOK_TCP), 0,
 		   "REGISTER a listening socket");
 	param_set("0");
 	before = RD(ep.ctrl->arrivals);
-	c = socket(AF_INET, SOCK_STREAM, 0);
-	if (c < 0 || connect(c, (void *)&sin, sizeof(sin)))
-		bail("connect: %s", strerror(errno));
+	c = tcp_connect(&sin);
 	ok(poll_until(RD(ep.ctrl->arrivals) != before, 2000),
 	   "builtin_hooks=0: a new connection on a listening socket arrives");
 	a = accept(l, NULL, NULL);
@@ -578,6 +589,30 @@ static void until_readable(int fd)
 }
 
 /* A ring with a completion posted counts one arrival at REGISTER. */
+/*
+ * A connected socket whose error queue holds a transmit timestamp and
+ * which has nothing to read: it polls EPOLLERR alone.  (A refused
+ * connect() would not do: tcp_done() shuts the socket down, so it polls
+ * EPOLLIN as well, as an end of stream.)  The peer is returned in *peer.
+ */
+static int errqueue_socket(int *peer)
+{
+	int s, flags = SOF_TIMESTAMPING_TX_ACK | SOF_TIMESTAMPING_SOFTWARE |
+		       SOF_TIMESTAMPING_OPT_TSONLY | SOF_TIMESTAMPING_OPT_ID;
+	struct pollfd p;
+
+	tcp_pair(&s, peer);
+	if (setsockopt(s, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)))
+		bail("SO_TIMESTAMPING: %s", strerror(errno));
+	if (send(s, "x", 1, 0) != 1)
+		bail("send");
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
+	if (poll(&p, 1, 2000) != 1 || p.revents != POLLERR)
+		bail("no timestamp alone in the error queue (revents %#x)",
+		     p.revents);
+	return s;
+}
+
 static void ring_readable_at_register(struct ep *ep)
 {
 	struct io_uring_cqe *cqe;
@@ -614,10 +649,8 @@ static void ring_readable_at_register(struct ep *ep)
  */
 static void test_readable_at_register(void)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	int fresh, a, b, c, d, l, cl;
+	struct sockaddr_in sin;
+	int fresh, a, b, c, d, l, cl, errq, errq_peer;
 	struct ep ep;
 	u64 before;
 	char buf[8];
@@ -657,13 +690,8 @@ static void test_readable_at_register(void)
 	expect_eq(RD(ep.ctrl->arrivals), before + 1,
 		  "an end of stream before REGISTER: one arrival");
 
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || bind(l, (void *)&sin, sizeof(sin)) || listen(l, 4) ||
-	    getsockname(l, (void *)&sin, &len))
-		bail("listen: %s", strerror(errno));
-	cl = socket(AF_INET, SOCK_STREAM, 0);
-	if (cl < 0 || connect(cl, (void *)&sin, sizeof(sin)))
-		bail("connect: %s", strerror(errno));
+	l = tcp_listener(&sin);
+	cl = tcp_connect(&sin);
 	until_readable(l);
 	before = RD(ep.ctrl->arrivals);
 	expect_neg(reg(ep.fd, l, COSCHED_HOOK_TCP), 0,
@@ -671,8 +699,17 @@ static void test_readable_at_register(void)
 	expect_eq(RD(ep.ctrl->arrivals), before + 1,
 		  "a connection queued before REGISTER: one arrival");
 
+	errq = errqueue_socket(&errq_peer);
+	before = RD(ep.ctrl->arrivals);
+	expect_neg(reg(ep.fd, errq, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a socket with only a timestamp in its error queue");
+	expect_eq(RD(ep.ctrl->arrivals), before + 1,
+		  "an error queued before REGISTER (EPOLLERR alone): one arrival");
+
 	ring_readable_at_register(&ep);
 	ep_close(&ep);
+	close(errq);
+	close(errq_peer);
 	close(fresh);
 	close(b);
 	close(c);
