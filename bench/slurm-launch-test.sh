@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # bench/run-mix --slurm on the host, in seconds, with no Slurm: the srun
-# line each column gets (bench/runner/launch.py), the columns --slurm
+# line each column gets (bench/runner/launch.py; and gang's command line
+# on hosts without Slurm), the columns --slurm
 # refuses and adds, and a fake sweep (COSCHED_MIX_FAKE) over the Slurm
 # baselines.  The real thing runs in the guest cluster
 # (tests/vm/cluster/slurm-smoke.sh, Documentation/results/cluster/).
@@ -52,6 +53,25 @@ if has "$l" OMPI_MCA_mpi_yield_when_idle=1 && has "$l" --mpi=pmix && has "$l" --
 	ok "mpi-yield: Open MPI whatever -m says, yield_when_idle through the environment"
 else
 	nok "mpi-yield: srun line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
+fi
+# gang on hosts (not Slurm): an agent on every host, the jobs' ids as
+# cosched-run -j gives them, through run-mix's remote shell.
+l=$(python3 - <<'EOF'
+import sys
+sys.path.insert(0, "bench")
+from runner import columns, launch
+col = columns.parse_one("gang:50", 100)
+cluster = launch.Cluster(".", 2, ["node0", "node1"], net_if="eth0",
+                         remote=["cosched-rexec"])
+argv = launch.gang_argv(launch.Paths("/r", "openmpi"), cluster, col,
+                        [["job1"], ["job2"]], [1, 2])
+print("\n".join(argv))
+EOF
+)
+if [ "$(printf '%s\n' "$l" | tr '\n' ' ')" = "/r/build/bench/workloads/gang -s 50ms -H node0,node1 -k COSCHED_JOB=1,2 -r cosched-rexec -- job1 -- job2 " ]; then
+	ok "gang on hosts: an agent on each host through the remote shell, the jobs marked by COSCHED_JOB"
+else
+	nok "gang on hosts: gang's command line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi
 l=$(srun_line slurm-gang openmpi)
 if has "$l" --cosched=off && lacks "$l" '^-p$'; then

@@ -22,9 +22,11 @@ class Cluster:
     hosts: node i = host i, every rank on CPU `cpu` of its host.  With
     slurm: the hosts are Slurm's nodes and srun starts every job."""
 
-    def __init__(self, root, nodes, hosts=None, cpu=0, net_if=None, slurm=False):
+    def __init__(self, root, nodes, hosts=None, cpu=0, net_if=None, slurm=False,
+                 remote=("ssh",)):
         self.root = root
         self.hosts = hosts or []
+        self.remote = list(remote)  # the remote shell, for gang's agents
         self.nodes = len(self.hosts) if self.hosts else nodes
         self.cpu = cpu
         self.net_if = net_if
@@ -169,18 +171,31 @@ def redirected(cmd, logbase):
     return ["sh", "-c", 'exec "$@" >"$0.out" 2>"$0.err"', logbase] + cmd
 
 
-def start_gang(paths, col, cmds, logbase, t0):
-    """gang -s MS -- job1 -- job2 ...; returns its Popen and the jobs' pids
-    (its children, in the order it started them)."""
+def gang_argv(paths, cluster, col, cmds, jobids):
+    """gang -s MS -- job1 -- job2 ...  On hosts, an agent on each host
+    stops and continues the ranks there, which carry their job's id in
+    COSCHED_JOB (cosched-run -j)."""
     argv = [paths.program("gang", paths.mpi), "-s", f"{col.gang_ms}ms"]
+    if cluster.hosts:
+        argv += ["-H", ",".join(cluster.hosts),
+                 "-k", "COSCHED_JOB=" + ",".join(map(str, jobids)),
+                 "-r", " ".join(cluster.remote)]
     for c in cmds:
         argv += ["--"] + c
-    p = start(argv, logbase + "_gang")
+    return argv
+
+
+def start_gang(paths, cluster, col, cmds, jobids, logbase, t0):
+    """Start gang_argv(); returns its Popen and the jobs' pids (its
+    children but its agents, in the order it started them; the agents
+    answered before the first job was forked)."""
+    p = start(gang_argv(paths, cluster, col, cmds, jobids), logbase + "_gang")
     pids = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and p.poll() is None:
         kids = sorted(c for c in procs.descendants(p.pid)
-                      if procs.ppid_of(c) == p.pid)
+                      if procs.ppid_of(c) == p.pid and
+                      "--agent" not in procs.argv_of(c))
         if len(kids) >= len(cmds):
             pids = kids[:len(cmds)]
             break
@@ -228,8 +243,9 @@ def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
 
     gang = None
     if col.gang_ms:
-        gang, pids = start_gang(paths, col, [redirected(c, b) for _, c, _, b in mpi_cmds],
-                                logbase, t0)
+        gang, pids = start_gang(paths, cluster, col,
+                                [redirected(c, b) for _, c, _, b in mpi_cmds],
+                                [j.index + 1 for j, *_ in mpi_cmds], logbase, t0)
         if len(pids) < len(mpi_cmds):
             procs.kill_tree(gang.pid)
             gang.wait()

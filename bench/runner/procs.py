@@ -43,6 +43,15 @@ def exe_of(pid):
         return None
 
 
+def argv_of(pid):
+    """PID's command line as a list ([] when gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0")[:-1]]
+    except OSError:
+        return []
+
+
 def ranks_of(pid, program):
     """The processes below PID running PROGRAM (a path): a job's ranks."""
     want = os.path.realpath(program)

@@ -22,10 +22,19 @@
  * their end within 10 ms and reports status=-1 (unknown).  Jobs given
  * by -p come first, then the commands.
  *
- * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-- cmd1 [args] -- cmd2 ...]
+ * Across hosts (-H): a job's ranks on the other hosts are not in its
+ * tree; an agent on each host (gang --agent MARK, started through the
+ * remote shell -r) stops and continues them by a variable of their
+ * environment, -k MARK=V1,V2,... giving each job's value in the order of
+ * the jobs (gang_remote.c).  A switch waits for every agent's answer.
+ *
+ * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,...
+ *             [-r remote]] [-- cmd1 [args] -- cmd2 ...]
+ *        gang --agent MARK
  */
 #define _GNU_SOURCE
 #include "dur.h"
+#include "gang_remote.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +51,7 @@
 
 struct job {
 	char **argv;		/* NULL: attached with -p */
+	const char *mark;	/* its MARK value on other hosts (-k) */
 	pid_t pid;		/* the leader, also the group id */
 	int done, status;
 	uint64_t end, ran;
@@ -54,10 +64,18 @@ static sigset_t oldmask;
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: gang [-s slice] [-q] [-p pid[,pid...]] [-- cmd1 [args] -- cmd2 [args] ...]\n"
+		"usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,... [-r remote]]\n"
+		"            [-- cmd1 [args] -- cmd2 [args] ...]\n"
+		"       gang --agent MARK\n"
 		"  -s  time slice per job (default 100ms; 2s, 500us, a bare number is ms)\n"
 		"  -q  no per-job lines, only the summary\n"
 		"  -p  time-slice these running jobs too (their trees; exit status unknown)\n"
+		"  -H  other hosts with ranks of the jobs: an agent on each stops and\n"
+		"      continues them (\"REMOTE HOST gang --agent MARK\")\n"
+		"  -k  on those hosts a job's processes have MARK=V in their environment,\n"
+		"      one V per job in the jobs' order (-p jobs first)\n"
+		"  -r  the remote shell for -H, split on spaces (default ssh)\n"
+		"  --agent  be the agent: lines \"run V\" on stdin, see gang_remote.c\n"
 		"a job's own arguments cannot contain \"--\": it separates the jobs\n");
 	exit(2);
 }
@@ -153,6 +171,7 @@ static void start(struct job *j)
 		/* Own group, then wait stopped until the first slice. */
 		setpgid(0, 0);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		kill(getpid(), SIGSTOP);
 		execvp(j->argv[0], j->argv);
 		fprintf(stderr, "gang: %s: %s\n", j->argv[0], strerror(errno));
@@ -242,16 +261,49 @@ static int attach(const char *list)
 	}
 }
 
+/*
+ * -k MARK=V1,V2,...: each job's value, in the jobs' order; returns MARK
+ * (in @spec, which it cuts up), or NULL when the values are not one per
+ * job or one is empty.
+ */
+static char *split_marks(char *spec)
+{
+	char *eq = strchr(spec, '='), *v, *save = NULL;
+	int n = 0;
+
+	if (!eq || eq == spec)
+		return NULL;
+	*eq = '\0';
+	for (v = strtok_r(eq + 1, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+		if (n == njobs)
+			return NULL;
+		jobs[n++].mark = v;
+	}
+	return n == njobs ? spec : NULL;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t slice = 100000000ull, t0, s0, now;
 	int i, quiet = 0, left, cur = -1, failed = 0, sig, attached = 0;
+	const char *hosts = NULL, *remote = "ssh";
+	char *marks = NULL;
+	char *mark_name = NULL;
+	int remote_up = 0;
 	unsigned long switches = 0;
 	struct timespec ts;
 	sigset_t set;
 
+	if (argc == 3 && !strcmp(argv[1], "--agent"))
+		return gang_agent(argv[2]);
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-H") && i + 1 < argc) {
+			hosts = argv[++i];
+		} else if (!strcmp(argv[i], "-k") && i + 1 < argc) {
+			marks = argv[++i];
+		} else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
+			remote = argv[++i];
+		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
 			if (dur_parse(argv[++i], 1000000ull, &slice))
 				usage();
 		} else if (!strcmp(argv[i], "-q")) {
@@ -279,6 +331,19 @@ int main(int argc, char **argv)
 	}
 	if (!njobs)
 		usage();
+	if (!hosts != !marks)
+		usage();
+	if (hosts) {
+		mark_name = split_marks(marks);
+		if (!mark_name)
+			usage();
+		/* Every job would inherit it: nothing would tell them apart. */
+		if (getenv(mark_name)) {
+			fprintf(stderr, "gang: -k %s: gang's own environment has it\n",
+				mark_name);
+			return 2;
+		}
+	}
 
 	/* Signals arrive through sigtimedwait, never asynchronously. */
 	sigemptyset(&set);
@@ -288,6 +353,23 @@ int main(int argc, char **argv)
 	if (sigprocmask(SIG_BLOCK, &set, &oldmask)) {
 		perror("gang: sigprocmask");
 		return 1;
+	}
+	if (hosts) {
+		char self[4096];
+		/* An agent gone is an error to report, not a death. */
+		signal(SIGPIPE, SIG_IGN);
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n <= 0) {
+			perror("gang: /proc/self/exe");
+			return 1;
+		}
+		self[n] = '\0';
+		if (gang_remote_start(remote, hosts, self, mark_name)) {
+			gang_remote_stop();
+			return 1;
+		}
+		remote_up = 1;
 	}
 	for (i = 0; i < njobs; i++)
 		if (jobs[i].argv)
@@ -302,6 +384,13 @@ int main(int argc, char **argv)
 		do
 			cur = (cur + 1) % njobs;
 		while (jobs[cur].done);
+		/* Other hosts first: the job runs everywhere at once. */
+		if (remote_up && gang_remote_run(jobs[cur].mark)) {
+			fprintf(stderr, "gang: an agent failed; its host's ranks run unstopped from now on\n");
+			gang_remote_stop();
+			remote_up = 0;
+			failed++;
+		}
 		signal_job(&jobs[cur], SIGCONT);
 		switches++;
 		s0 = dur_now();
@@ -334,6 +423,7 @@ int main(int argc, char **argv)
 						signal_job(&jobs[i], SIGTERM);
 					signal_job(&jobs[i], SIGCONT);
 				}
+				gang_remote_stop();
 				while (wait(NULL) > 0 || errno == EINTR)
 					;
 				return 1;
@@ -356,6 +446,7 @@ int main(int argc, char **argv)
 		if (!jobs[cur].done)
 			signal_job(&jobs[cur], SIGSTOP);
 	}
+	gang_remote_stop();
 	printf("gang jobs=%d slice_ms=%.3f makespan_s=%.3f switches=%lu failed=%d\n",
 	       njobs, slice * 1e-6, (dur_now() - t0) * 1e-9, switches, failed);
 	return failed ? 1 : 0;

@@ -255,6 +255,52 @@ if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^ *T' &&
 else
 	nok "gang -p: a running job is attached, stopped outside its slice, seen to end" "status $st" "$out"
 fi
+# Across hosts (-H, -k): the "other host" is this one, reached by a remote
+# shell that drops the host name.  Two marked processes outside every
+# job's tree stand for the jobs' remote ranks: during job 0's slice its
+# own (r0) must run and job 1's (r1) be stopped (T), by the agent alone;
+# after gang both run again (the agent continues all at its end).  r1
+# gets its mark by an exec 0.3 s in, after the agent first saw it: it
+# must be found at a later switch.  A stop takes effect when the process
+# next runs, so job 0 looks a few times.
+tmpg=$(mktemp -d)
+printf '#!/bin/sh\nshift\nexec "$@"\n' >"$tmpg/here"
+chmod +x "$tmpg/here"
+GANG_TEST_JOB=r0 setsid sleep 4 &
+r0=$!
+setsid sh -c 'sleep 0.3; exec env GANG_TEST_JOB=r1 sleep 4' &
+r1=$!
+out=$("$B/gang" -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
+	-- sh -c "sleep 0.8; for i in 1 2 3 4 5 6 7 8 9 10; do
+		case \$(ps -o stat= -p $r1) in T*) break ;; esac; sleep 0.02; done
+		echo r0=\$(ps -o stat= -p $r0) r1=\$(ps -o stat= -p $r1)" \
+	-- sleep 1 2>&1)
+st=$?
+after="r0=$(ps -o stat= -p $r0) r1=$(ps -o stat= -p $r1)"
+kill $r0 $r1 2>/dev/null
+wait $r0 $r1 2>/dev/null
+if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^r0=S[^ ]* r1=T' &&
+   ! printf '%s\n' "$after" | grep -q '=T' &&
+   printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
+	ok "gang -H: another host's ranks of the job off its slice are stopped, by their environment (also one marked by a later exec); all continued at the end"
+else
+	nok "gang -H: another host's ranks of the job off its slice are stopped, by their environment (also one marked by a later exec); all continued at the end" "status $st" "$out" "after: $after"
+fi
+out=$("$B/gang" -H hostx -k GANG_TEST_JOB=a -r false -- true 2>&1)
+st=$?
+if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q 'agent on hostx: gone'; then
+	ok "gang -H: an agent that does not start fails gang before any job"
+else
+	nok "gang -H: an agent that does not start fails gang before any job" "status $st" "$out"
+fi
+if "$B/gang" -H hostx -- true >/dev/null 2>&1 ||
+   "$B/gang" -H hostx -k M=a,b -- true >/dev/null 2>&1 ||
+   GANG_TEST_JOB=a "$B/gang" -H hostx -k GANG_TEST_JOB=a -r "$tmpg/here" -- true >/dev/null 2>&1; then
+	nok "gang: -H without -k, a value per job missing, or the mark in gang's own environment is an error"
+else
+	ok "gang: -H without -k, a value per job missing, or the mark in gang's own environment is an error"
+fi
+rm -rf "$tmpg"
 if "$B/gang" -s 10ms >/dev/null 2>&1 || "$B/gang" -s xyz -- true >/dev/null 2>&1; then
 	nok "gang: no job, or a bad slice, is a usage error"
 else
