@@ -64,12 +64,12 @@ col = columns.parse_one("gang:50", 100)
 cluster = launch.Cluster(".", 2, ["node0", "node1"], net_if="eth0",
                          remote=["cosched-rexec"])
 argv = launch.gang_argv(launch.Paths("/r", "openmpi"), cluster, col,
-                        [["job1"], ["job2"]], [1, 2])
+                        [["job1"], ["job2"]], [1, 2], local_host="node0")
 print("\n".join(argv))
 EOF
 )
-if [ "$(printf '%s\n' "$l" | tr '\n' ' ')" = "/r/build/bench/workloads/gang -s 50ms -H node0,node1 -k COSCHED_JOB=1,2 -r cosched-rexec -- job1 -- job2 " ]; then
-	ok "gang on hosts: an agent on each host through the remote shell, the jobs marked by COSCHED_JOB"
+if [ "$(printf '%s\n' "$l" | tr '\n' ' ')" = "/r/build/bench/workloads/gang -s 50ms -H node1 -k COSCHED_JOB=1,2 -r cosched-rexec -- job1 -- job2 " ]; then
+	ok "gang on hosts: an agent on each other host through the remote shell, the jobs marked by COSCHED_JOB"
 else
 	nok "gang on hosts: gang's command line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi

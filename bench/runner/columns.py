@@ -103,12 +103,12 @@ def parse_one(word, gang_ms):
 
 
 def check_launcher(cols, slurm, slurm_gang=False):
-    """SIGSTOP gang signals this machine's processes only, Slurm's gang
-    needs Slurm, and a Slurm that gang-schedules (@slurm_gang) does it to
+    """SIGSTOP gang signals the mpiexec trees it starts (and, on hosts,
+    their ranks), not Slurm's steps, Slurm's gang needs Slurm, and a Slurm that gang-schedules (@slurm_gang) does it to
     every job: refuse a column the launcher cannot run."""
     for c in cols:
         if slurm and c.gang_ms:
-            raise BenchError(f"'{c.name}' stops local processes only; with "
+            raise BenchError(f"'{c.name}' stops the mpiexec trees it starts, not Slurm's steps; with "
                              "--slurm use slurm-gang")
         if not slurm and c.slurm_gang:
             raise BenchError(f"'{c.name}' needs --slurm")

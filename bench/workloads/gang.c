@@ -30,7 +30,7 @@
  *
  * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,...
  *             [-r remote]] [-- cmd1 [args] -- cmd2 ...]
- *        gang --agent MARK
+ *        gang --agent MARK V,...
  */
 #define _GNU_SOURCE
 #include "dur.h"
@@ -66,14 +66,15 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,... [-r remote]]\n"
 		"            [-- cmd1 [args] -- cmd2 [args] ...]\n"
-		"       gang --agent MARK\n"
+		"       gang --agent MARK V,...\n"
 		"  -s  time slice per job (default 100ms; 2s, 500us, a bare number is ms)\n"
 		"  -q  no per-job lines, only the summary\n"
 		"  -p  time-slice these running jobs too (their trees; exit status unknown)\n"
-		"  -H  other hosts with ranks of the jobs: an agent on each stops and\n"
-		"      continues them (\"REMOTE HOST gang --agent MARK\")\n"
+		"  -H  hosts with ranks of the jobs outside their trees here: an agent\n"
+		"      on each (\"REMOTE HOST gang --agent MARK V,...\") stops and\n"
+		"      continues them; it needs root or the ranks' user there\n"
 		"  -k  on those hosts a job's processes have MARK=V in their environment,\n"
-		"      one V per job in the jobs' order (-p jobs first)\n"
+		"      one V per job in the jobs' order (-p jobs first), all different\n"
 		"  -r  the remote shell for -H, split on spaces (default ssh)\n"
 		"  --agent  be the agent: lines \"run V\" on stdin, see gang_remote.c\n"
 		"a job's own arguments cannot contain \"--\": it separates the jobs\n");
@@ -172,6 +173,7 @@ static void start(struct job *j)
 		setpgid(0, 0);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		signal(SIGPIPE, SIG_DFL);
+		gang_remote_close_fds();
 		kill(getpid(), SIGSTOP);
 		execvp(j->argv[0], j->argv);
 		fprintf(stderr, "gang: %s: %s\n", j->argv[0], strerror(errno));
@@ -262,40 +264,75 @@ static int attach(const char *list)
 }
 
 /*
- * -k MARK=V1,V2,...: each job's value, in the jobs' order; returns MARK
- * (in @spec, which it cuts up), or NULL when the values are not one per
- * job or one is empty.
+ * -k MARK=V1,V2,...: each job's value, in the jobs' order.  Returns MARK
+ * (in @spec, which it cuts up) and the values' list in *@list, or NULL
+ * when the values are not one per job, or one is empty, repeated, or not
+ * a plain word.
  */
-static char *split_marks(char *spec)
+static char *split_marks(char *spec, char **list)
 {
-	char *eq = strchr(spec, '='), *v, *save = NULL;
-	int n = 0;
+	char *eq = strchr(spec, '='), *v, *comma;
+	int n = 0, k;
 
-	if (!eq || eq == spec)
+	if (!eq || eq == spec || !eq[1])
 		return NULL;
 	*eq = '\0';
-	for (v = strtok_r(eq + 1, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
-		if (n == njobs)
+	*list = strdup(eq + 1);
+	if (!*list)
+		return NULL;
+	for (v = eq + 1; v; v = comma ? comma + 1 : NULL) {
+		comma = strchr(v, ',');
+		if (comma)
+			*comma = '\0';
+		if (n == njobs || !*v || strlen(v) > 60 || strpbrk(v, " \t\n="))
 			return NULL;
+		for (k = 0; k < n; k++)
+			if (!strcmp(jobs[k].mark, v))
+				return NULL;
 		jobs[n++].mark = v;
 	}
 	return n == njobs ? spec : NULL;
+}
+
+/*
+ * Terminate the jobs gang started, continue every job (here and, through
+ * the agents, on the other hosts) and reap: an interrupt, or an agent
+ * lost, which leaves the jobs' fate unknown.
+ */
+static void abort_jobs(void)
+{
+	int i;
+
+	for (i = 0; i < njobs; i++) {
+		if (jobs[i].done)
+			continue;
+		if (jobs[i].argv)
+			signal_job(&jobs[i], SIGTERM);
+		signal_job(&jobs[i], SIGCONT);
+	}
+	gang_remote_stop();
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+}
+
+static void stop_job(void *arg)
+{
+	signal_job(arg, SIGSTOP);
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t slice = 100000000ull, t0, s0, now;
 	int i, quiet = 0, left, cur = -1, failed = 0, sig, attached = 0;
-	const char *hosts = NULL, *remote = "ssh";
-	char *marks = NULL;
-	char *mark_name = NULL;
-	int remote_up = 0;
+	const char *hosts = NULL, *remote = NULL;
+	char *marks = NULL, *mark_name = NULL, *mark_values = NULL;
+	int prev, agents_failed = 0;
 	unsigned long switches = 0;
 	struct timespec ts;
 	sigset_t set;
 
-	if (argc == 3 && !strcmp(argv[1], "--agent"))
-		return gang_agent(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--agent"))
+		return gang_agent(argv[2], argv[3]);
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "-H") && i + 1 < argc) {
 			hosts = argv[++i];
@@ -331,10 +368,10 @@ int main(int argc, char **argv)
 	}
 	if (!njobs)
 		usage();
-	if (!hosts != !marks)
+	if (!hosts != !marks || (remote && !hosts))
 		usage();
 	if (hosts) {
-		mark_name = split_marks(marks);
+		mark_name = split_marks(marks, &mark_values);
 		if (!mark_name)
 			usage();
 		/* Every job would inherit it: nothing would tell them apart. */
@@ -356,8 +393,6 @@ int main(int argc, char **argv)
 	}
 	if (hosts) {
 		char self[4096];
-		/* An agent gone is an error to report, not a death. */
-		signal(SIGPIPE, SIG_IGN);
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		if (n <= 0) {
@@ -365,11 +400,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		self[n] = '\0';
-		if (gang_remote_start(remote, hosts, self, mark_name)) {
+		/* An agent gone is an error to report, not a death. */
+		signal(SIGPIPE, SIG_IGN);
+		if (gang_remote_start(remote ? remote : "ssh", hosts, self,
+				      mark_name, mark_values)) {
 			gang_remote_stop();
 			return 1;
 		}
-		remote_up = 1;
 	}
 	for (i = 0; i < njobs; i++)
 		if (jobs[i].argv)
@@ -381,15 +418,27 @@ int main(int argc, char **argv)
 	left = njobs;
 	while (left > 0) {
 		/* The next job still alive, round robin. */
+		prev = cur;
 		do
 			cur = (cur + 1) % njobs;
 		while (jobs[cur].done);
-		/* Other hosts first: the job runs everywhere at once. */
-		if (remote_up && gang_remote_run(jobs[cur].mark)) {
-			fprintf(stderr, "gang: an agent failed; its host's ranks run unstopped from now on\n");
-			gang_remote_stop();
-			remote_up = 0;
-			failed++;
+		/*
+		 * Stop the job whose slice ended (here, while the agents stop
+		 * it on the other hosts), then continue the next everywhere.
+		 */
+		if (hosts) {
+			if (gang_remote_switch(jobs[cur].mark, prev >= 0 &&
+					       !jobs[prev].done && prev != cur ?
+					       stop_job : NULL,
+					       prev >= 0 ? &jobs[prev] : NULL,
+					       GANG_SWITCH_TIMEOUT_MS)) {
+				fprintf(stderr, "gang: an agent failed: terminating the jobs\n");
+				agents_failed = 1;
+				abort_jobs();
+				break;
+			}
+		} else if (prev >= 0 && !jobs[prev].done && prev != cur) {
+			signal_job(&jobs[prev], SIGSTOP);
 		}
 		signal_job(&jobs[cur], SIGCONT);
 		switches++;
@@ -416,16 +465,7 @@ int main(int argc, char **argv)
 				break;
 			if (sig == SIGINT || sig == SIGTERM) {
 				fprintf(stderr, "gang: signal %d, terminating the jobs it started, resuming the others\n", sig);
-				for (i = 0; i < njobs; i++) {
-					if (jobs[i].done)
-						continue;
-					if (jobs[i].argv)
-						signal_job(&jobs[i], SIGTERM);
-					signal_job(&jobs[i], SIGCONT);
-				}
-				gang_remote_stop();
-				while (wait(NULL) > 0 || errno == EINTR)
-					;
+				abort_jobs();
 				return 1;
 			}
 			if (sig == SIGCHLD) {
@@ -443,11 +483,19 @@ int main(int argc, char **argv)
 		}
 		jobs[cur].ran += dur_now() - s0;
 		left -= reap(t0, quiet, &failed);
-		if (!jobs[cur].done)
-			signal_job(&jobs[cur], SIGSTOP);
 	}
-	gang_remote_stop();
+	if (hosts) {
+		const struct gang_remote_stats *st = gang_remote_stats();
+
+		agents_failed += gang_remote_stop();
+		printf("gang agents: exchanges=%lu total_ms=%llu max_ms=%llu stopped=%llu continued=%llu failed=%d\n",
+		       st->switches, (unsigned long long)st->total_ms,
+		       (unsigned long long)st->max_ms,
+		       (unsigned long long)st->stopped,
+		       (unsigned long long)st->continued, agents_failed);
+	}
 	printf("gang jobs=%d slice_ms=%.3f makespan_s=%.3f switches=%lu failed=%d\n",
-	       njobs, slice * 1e-6, (dur_now() - t0) * 1e-9, switches, failed);
-	return failed ? 1 : 0;
+	       njobs, slice * 1e-6, (dur_now() - t0) * 1e-9, switches,
+	       failed + agents_failed);
+	return failed || agents_failed ? 1 : 0;
 }

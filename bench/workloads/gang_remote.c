@@ -6,14 +6,16 @@
  *
  * A job's ranks on another host are not in the launcher's process tree;
  * they are found by a variable of their environment (MARK=VALUE, e.g.
- * COSCHED_JOB=3, which cosched-run puts in every rank's).  gang starts
- * "REMOTE HOST gang --agent MARK" for each host, and at each switch
- * writes "run VALUE" to every agent and waits for its "ok": the agent
- * has then stopped every process whose MARK is another value and
- * continued those whose MARK is VALUE.  All of it is looked up again at
- * each switch, so ranks started since are caught at the next one.  When
- * gang closes the channel (its end, or its death) the agent continues
- * every process with a MARK and exits: nothing stays stopped.
+ * COSCHED_JOB=3, which cosched-run puts in every rank's), and only the
+ * values gang names (its jobs') are touched.  gang starts
+ * "REMOTE HOST gang --agent MARK V1,V2,..." for each host, and at each
+ * switch writes "run VALUE" to every agent and waits for its "ok": the
+ * agent has then stopped the processes of every other job and, after
+ * that, continued those of VALUE.  All of it is looked up again at each
+ * switch, so ranks started since are caught at the next one.  When the
+ * channel closes (gang's end or death) or the agent is told to terminate
+ * (SIGTERM, SIGHUP, SIGINT), it continues every process of the jobs and
+ * exits: nothing stays stopped.
  */
 #define _GNU_SOURCE
 #include "gang_remote.h"
@@ -21,25 +23,39 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_HOSTS	64
-#define LINE_MAX_LEN	256
+#define MAX_VALUES	64
+#define VALUE_LEN	64
+#define LINE_LEN	256
+/* Agents answer within this, or count as failed (slow guests included). */
+#define START_TIMEOUT_MS	60000
+#define SWITCH_TIMEOUT_MS	20000
 
-struct agent {
-	const char *host;
-	pid_t pid;
-	FILE *to, *from;
-};
+/* ---- the agent ---------------------------------------------------- */
 
-static struct agent agents[MAX_HOSTS];
-static int nagents;
+static const char *values[MAX_VALUES];
+static int nvalues;
+
+/* Is @v one of the jobs' values? */
+static int known(const char *v)
+{
+	int i;
+
+	for (i = 0; i < nvalues; i++)
+		if (!strcmp(values[i], v))
+			return 1;
+	return 0;
+}
 
 /*
  * The value of @mark in /proc/@pid/environ into @val (at most @len
@@ -47,82 +63,91 @@ static int nagents;
  */
 static int environ_value(pid_t pid, const char *mark, char *val, size_t len)
 {
-	char path[64], buf[65536];
-	size_t n, mlen = strlen(mark), i;
+	size_t mlen = strlen(mark), cap = 0;
+	char path[64], *var = NULL;
+	int found = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	for (i = 0; i < n; i += strlen(buf + i) + 1) {
-		if (strncmp(buf + i, mark, mlen) || buf[i + mlen] != '=')
-			continue;
-		snprintf(val, len, "%s", buf + i + mlen + 1);
-		return 0;
+	while (getdelim(&var, &cap, '\0', f) > 0) {
+		if (!strncmp(var, mark, mlen) && var[mlen] == '=') {
+			snprintf(val, len, "%s", var + mlen + 1);
+			found = 0;
+		}
 	}
-	return -1;
+	free(var);
+	fclose(f);
+	return found;
 }
 
 /*
- * /proc/@pid/stat's command name, parent and start time; -1 if it is
- * gone.
+ * What identifies a process across an exec: its parent, its start time
+ * and where its environment lies (an exec moves it).  -1 if it is gone.
  */
-static int stat_of(pid_t pid, char *comm, size_t len, pid_t *ppid,
-		   unsigned long long *start)
+struct identity {
+	pid_t ppid;
+	unsigned long long start, env_start, env_end;
+};
+
+static int identity_of(pid_t pid, struct identity *id)
 {
-	char path[64], buf[1024], *open_, *close_;
-	FILE *f;
-	int ok;
+	char path[64], buf[2048], *p, *save = NULL;
+	unsigned long long f[52];
+	int n = 3, got;
+	FILE *f_;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
+	f_ = fopen(path, "r");
+	if (!f_)
 		return -1;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	open_ = ok ? strchr(buf, '(') : NULL;
-	close_ = ok ? strrchr(buf, ')') : NULL;
-	if (!open_ || !close_ || close_ < open_ ||
-	    sscanf(close_ + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		   ppid, start) != 2)
+	got = fgets(buf, sizeof(buf), f_) != NULL;
+	fclose(f_);
+	/* The command name may hold spaces: fields count from the last ')'. */
+	p = got ? strrchr(buf, ')') : NULL;
+	if (!p)
 		return -1;
-	snprintf(comm, len, "%.*s", (int)(close_ - open_ - 1), open_ + 1);
+	/* Field 3 is the state letter, 4 the parent, ... (proc(5)). */
+	for (p = strtok_r(p + 1, " \n", &save); p && n < 52;
+	     p = strtok_r(NULL, " \n", &save))
+		f[n++] = strtoull(p, NULL, 10);
+	if (n < 52)
+		return -1;
+	id->ppid = (pid_t)f[4];
+	id->start = f[22];
+	id->env_start = f[50];
+	id->env_end = f[51];
 	return 0;
 }
 
 /* Is @pid this process or one of its ancestors (which must run on)? */
 static int ancestor(pid_t pid)
 {
-	unsigned long long start;
-	pid_t up = getpid(), pp;
-	char comm[64];
+	struct identity id;
+	pid_t up = getpid();
 	int depth;
 
 	for (depth = 0; up > 1 && depth < 64; depth++) {
 		if (up == pid)
 			return 1;
-		if (stat_of(up, comm, sizeof(comm), &pp, &start))
+		if (identity_of(up, &id))
 			return 0;
-		up = pp;
+		up = id.ppid;
 	}
 	return 0;
 }
 
 /*
  * What the environment of a process said, so that each switch reads only
- * new processes' environments: a process is the same while its pid,
- * start time and command name (which an exec changes) are.
+ * new processes' environments.
  */
 struct seen {
 	pid_t pid;
-	unsigned long long start;
-	char comm[64];
-	int marked;
-	char val[LINE_MAX_LEN];
+	struct identity id;
+	int job;			/* its value is a job's */
+	char val[VALUE_LEN];
 };
 
 #define SEEN_SLOTS	8192
@@ -132,30 +157,30 @@ static struct seen seen[SEEN_SLOTS];
 static struct seen *look_up(pid_t pid, const char *mark)
 {
 	struct seen *e = &seen[pid % SEEN_SLOTS];
-	unsigned long long start;
-	char comm[64];
-	pid_t ppid;
+	struct identity id;
 
-	if (stat_of(pid, comm, sizeof(comm), &ppid, &start))
+	if (identity_of(pid, &id))
 		return NULL;
-	if (e->pid == pid && e->start == start && !strcmp(e->comm, comm))
+	if (e->pid == pid && e->id.start == id.start &&
+	    e->id.env_start == id.env_start && e->id.env_end == id.env_end)
 		return e;
 	e->pid = pid;
-	e->start = start;
-	snprintf(e->comm, sizeof(e->comm), "%s", comm);
-	e->marked = !environ_value(pid, mark, e->val, sizeof(e->val)) &&
-		    !ancestor(pid);
+	e->id = id;
+	e->job = !environ_value(pid, mark, e->val, sizeof(e->val)) &&
+		 known(e->val) && !ancestor(pid);
 	return e;
 }
 
 /*
- * Every process whose @mark is set, but this one and its ancestors:
- * continued if its value is @run (NULL: every one), stopped otherwise.
+ * The jobs' processes: those of @run (NULL: every job) continued, after
+ * every other job's are stopped, so that no two jobs run at once here.
  * Counts in *@stopped and *@continued.
  */
 static void apply(const char *mark, const char *run, int *stopped,
 		  int *continued)
 {
+	static pid_t go[32768];
+	int ngo = 0, i;
 	struct dirent *d;
 	struct seen *e;
 	DIR *dir;
@@ -171,141 +196,320 @@ static void apply(const char *mark, const char *run, int *stopped,
 		if (*end || v <= 1)
 			continue;
 		e = look_up((pid_t)v, mark);
-		if (!e || !e->marked)
+		if (!e || !e->job)
 			continue;
 		if (!run || !strcmp(e->val, run)) {
-			if (!kill((pid_t)v, SIGCONT))
-				(*continued)++;
+			if (ngo < (int)(sizeof(go) / sizeof(go[0])))
+				go[ngo++] = (pid_t)v;
 		} else if (!kill((pid_t)v, SIGSTOP)) {
 			(*stopped)++;
 		}
 	}
 	closedir(dir);
+	for (i = 0; i < ngo; i++)
+		if (!kill(go[i], SIGCONT))
+			(*continued)++;
 }
 
-int gang_agent(const char *mark)
-{
-	char line[LINE_MAX_LEN];
-	int stopped, continued;
+static volatile sig_atomic_t agent_told_to_end;
 
-	/* A mark gang's own environment has would stop the agent's caller. */
-	if (!*mark || strchr(mark, '=')) {
-		fprintf(stderr, "gang --agent: bad variable name '%s'\n", mark);
+static void agent_end(int sig)
+{
+	(void)sig;
+	agent_told_to_end = 1;
+}
+
+/* Split "V1,V2,..." into @values; -1 on an empty, long or odd value. */
+static int split_values(char *list, const char **out, int *n)
+{
+	char *v = list, *comma;
+
+	*n = 0;
+	for (;;) {
+		comma = strchr(v, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*v || strlen(v) >= VALUE_LEN || strpbrk(v, " \t\n=") ||
+		    *n == MAX_VALUES)
+			return -1;
+		out[(*n)++] = v;
+		if (!comma)
+			return 0;
+		v = comma + 1;
+	}
+}
+
+int gang_agent(const char *mark, char *value_list)
+{
+	struct sigaction sa = { .sa_handler = agent_end };
+	int stopped, continued;
+	char line[LINE_LEN];
+	size_t have = 0;
+	ssize_t n;
+
+	if (!*mark || strchr(mark, '=') ||
+	    split_values(value_list, values, &nvalues)) {
+		fprintf(stderr, "gang --agent: bad variable '%s' or values\n", mark);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	while (fgets(line, sizeof(line), stdin)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "run ", 4) || !line[4]) {
-			printf("error %s\n", line);
+	/* No SA_RESTART: a termination signal ends the read below. */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	while (!agent_told_to_end) {
+		char *nl = memchr(line, '\n', have);
+
+		if (!nl) {
+			if (have == sizeof(line))
+				break;	/* no line that long is ours */
+			n = read(0, line + have, sizeof(line) - have);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			have += n;
 			continue;
 		}
-		apply(mark, line + 4, &stopped, &continued);
-		printf("ok stopped=%d continued=%d\n", stopped, continued);
+		*nl = '\0';
+		if (strncmp(line, "run ", 4) || !line[4]) {
+			dprintf(1, "error %s\n", line);
+		} else {
+			apply(mark, line + 4, &stopped, &continued);
+			dprintf(1, "ok stopped=%d continued=%d\n", stopped,
+				continued);
+		}
+		have -= nl + 1 - line;
+		memmove(line, nl + 1, have);
 	}
 	apply(mark, NULL, &stopped, &continued);
 	return 0;
 }
 
+/* ---- gang's side -------------------------------------------------- */
+
+struct agent {
+	const char *host;
+	pid_t pid;
+	int to, from;
+	int failed;
+	char buf[LINE_LEN];
+	size_t have;
+};
+
+static struct agent agents[MAX_HOSTS];
+static int nagents;
+static char *remote_argv[32];
+static int remote_argc;
+static const char *agent_self, *agent_mark, *agent_values;
+static struct gang_remote_stats stats;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+/* Fork "REMOTE HOST SELF --agent MARK VALUES", stdin and stdout @in, @out. */
+static pid_t spawn(const char *host, int in, int out)
+{
+	char *argv[40];
+	sigset_t none;
+	pid_t pid;
+	int i;
+
+	pid = fork();
+	if (pid)
+		return pid;
+	for (i = 0; i < remote_argc; i++)
+		argv[i] = remote_argv[i];
+	argv[i++] = (char *)host;
+	argv[i++] = (char *)agent_self;
+	argv[i++] = "--agent";
+	argv[i++] = (char *)agent_mark;
+	argv[i++] = (char *)agent_values;
+	argv[i] = NULL;
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0)
+		_exit(127);
+	/* Not in a job's group, which gang stops. */
+	setpgid(0, 0);
+	/* gang blocks and ignores signals its agents must not. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "gang: %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
 int gang_remote_start(const char *remote, const char *hosts,
-		      const char *self, const char *mark)
+		      const char *self, const char *mark, const char *value_list)
 {
 	char *rem = strdup(remote), *hl = strdup(hosts), *h, *save = NULL;
-	char *argv[32];
-	int argc = 0;
 
 	if (!rem || !hl)
 		return -1;
-	for (h = strtok_r(rem, " ", &save); h && argc < 27;
+	for (h = strtok_r(rem, " ", &save); h && remote_argc < 30;
 	     h = strtok_r(NULL, " ", &save))
-		argv[argc++] = h;
-	if (!argc || h) {
+		remote_argv[remote_argc++] = h;
+	if (!remote_argc || h) {
 		fprintf(stderr, "gang: -r '%s': empty or too many words\n", remote);
 		return -1;
 	}
+	/* Kept for a failed agent's replacement, at the end. */
+	agent_self = strdup(self);
+	agent_mark = strdup(mark);
+	agent_values = strdup(value_list);
+	if (!agent_self || !agent_mark || !agent_values)
+		return -1;
 	save = NULL;
 	for (h = strtok_r(hl, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+		struct agent *a = &agents[nagents];
 		int in[2], out[2];
-		struct agent *a;
-		sigset_t none;
 
 		if (nagents == MAX_HOSTS) {
 			fprintf(stderr, "gang: at most %d hosts\n", MAX_HOSTS);
 			return -1;
 		}
-		a = &agents[nagents];
 		if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
 			perror("gang: pipe");
 			return -1;
 		}
 		a->host = h;
-		a->pid = fork();
+		a->pid = spawn(h, in[0], out[1]);
+		close(in[0]);
+		close(out[1]);
+		a->to = in[1];
+		a->from = out[0];
+		nagents++;
 		if (a->pid < 0) {
 			perror("gang: fork");
 			return -1;
 		}
-		if (a->pid == 0) {
-			dup2(in[0], 0);
-			dup2(out[1], 1);
-			argv[argc] = h;
-			argv[argc + 1] = (char *)self;
-			argv[argc + 2] = "--agent";
-			argv[argc + 3] = (char *)mark;
-			argv[argc + 4] = NULL;
-			/* Not in a job's group: gang stops those. */
-			setpgid(0, 0);
-			/* gang blocks and ignores signals its agents must not. */
-			sigemptyset(&none);
-			sigprocmask(SIG_SETMASK, &none, NULL);
-			signal(SIGPIPE, SIG_DFL);
-			execvp(argv[0], argv);
-			fprintf(stderr, "gang: %s: %s\n", argv[0], strerror(errno));
-			_exit(127);
-		}
-		close(in[0]);
-		close(out[1]);
-		a->to = fdopen(in[1], "w");
-		a->from = fdopen(out[0], "r");
-		if (!a->to || !a->from) {
-			perror("gang: fdopen");
-			return -1;
-		}
-		nagents++;
 	}
 	/* The first exchange tells that every agent is up. */
-	return gang_remote_run(NULL);
+	return gang_remote_switch(NULL, NULL, NULL, START_TIMEOUT_MS);
 }
 
-int gang_remote_run(const char *value)
+/* One answer line of @a into @line, or -1 (gone, or @deadline passed). */
+static int read_answer(struct agent *a, char *line, uint64_t deadline)
 {
-	char line[LINE_MAX_LEN];
-	int i, err = 0;
+	for (;;) {
+		char *nl = memchr(a->buf, '\n', a->have);
+		struct pollfd p = { .fd = a->from, .events = POLLIN };
+		uint64_t now = now_ms();
+		ssize_t n;
+
+		if (nl) {
+			*nl = '\0';
+			snprintf(line, LINE_LEN, "%s", a->buf);
+			a->have -= nl + 1 - a->buf;
+			memmove(a->buf, nl + 1, a->have);
+			return 0;
+		}
+		if (a->have == sizeof(a->buf) || now >= deadline) {
+			snprintf(line, LINE_LEN, "%s", a->have ? "a line too long" :
+				 "no answer in time");
+			return -1;
+		}
+		if (poll(&p, 1, (int)(deadline - now)) < 0 && errno != EINTR) {
+			snprintf(line, LINE_LEN, "poll: %s", strerror(errno));
+			return -1;
+		}
+		if (!p.revents)
+			continue;
+		n = read(a->from, a->buf + a->have, sizeof(a->buf) - a->have);
+		if (n <= 0) {
+			snprintf(line, LINE_LEN, "gone");
+			return -1;
+		}
+		a->have += n;
+	}
+}
+
+int gang_remote_switch(const char *value, void (*between)(void *),
+		       void *arg, int timeout_ms)
+{
+	uint64_t t0 = now_ms(), deadline = t0 + timeout_ms, took;
+	char line[LINE_LEN], req[LINE_LEN];
+	int i, err = 0, len, s, c;
 
 	/* "run -": a value no job has, so every job stops. */
+	len = snprintf(req, sizeof(req), "run %s\n", value ? value : "-");
 	for (i = 0; i < nagents; i++)
-		if (fprintf(agents[i].to, "run %s\n", value ? value : "-") < 0 ||
-		    fflush(agents[i].to))
-			err = -1;
+		if (!agents[i].failed && write(agents[i].to, req, len) != len)
+			agents[i].failed = 1;
+	/* The local stop overlaps the agents' work. */
+	if (between)
+		between(arg);
 	for (i = 0; i < nagents; i++) {
-		if (!fgets(line, sizeof(line), agents[i].from) ||
-		    strncmp(line, "ok ", 3)) {
-			fprintf(stderr, "gang: agent on %s: %s\n", agents[i].host,
-				feof(agents[i].from) ? "gone" : line);
-			err = -1;
+		struct agent *a = &agents[i];
+
+		if (!a->failed && read_answer(a, line, deadline) == 0 &&
+		    sscanf(line, "ok stopped=%d continued=%d", &s, &c) == 2) {
+			stats.stopped += s;
+			stats.continued += c;
+			continue;
 		}
+		if (!a->failed)
+			fprintf(stderr, "gang: agent on %s: %s\n", a->host, line);
+		else
+			fprintf(stderr, "gang: agent on %s: gone\n", a->host);
+		a->failed = 1;
+		err = -1;
 	}
+	took = now_ms() - t0;
+	stats.switches++;
+	stats.total_ms += took;
+	if (took > stats.max_ms)
+		stats.max_ms = took;
 	return err;
 }
 
-void gang_remote_stop(void)
+void gang_remote_close_fds(void)
 {
 	int i;
 
-	/* EOF: each agent continues every marked process and exits. */
 	for (i = 0; i < nagents; i++) {
-		fclose(agents[i].to);
-		fclose(agents[i].from);
-		waitpid(agents[i].pid, NULL, 0);
+		close(agents[i].to);
+		close(agents[i].from);
 	}
+}
+
+int gang_remote_stop(void)
+{
+	int i, failed = 0, devnull;
+	pid_t pid;
+
+	/* EOF: each agent continues the jobs' processes and exits. */
+	for (i = 0; i < nagents; i++) {
+		close(agents[i].to);
+		close(agents[i].from);
+	}
+	for (i = 0; i < nagents; i++)
+		waitpid(agents[i].pid, NULL, 0);
+	/*
+	 * A failed agent may have died with ranks stopped: a fresh one, its
+	 * input at once at EOF, continues them.
+	 */
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (i = 0; i < nagents; i++) {
+		if (!agents[i].failed)
+			continue;
+		failed++;
+		pid = devnull < 0 ? -1 : spawn(agents[i].host, devnull, 2);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	if (devnull >= 0)
+		close(devnull);
 	nagents = 0;
+	return failed;
+}
+
+const struct gang_remote_stats *gang_remote_stats(void)
+{
+	return &stats;
 }

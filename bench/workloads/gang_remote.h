@@ -6,29 +6,54 @@
 #ifndef GANG_REMOTE_H
 #define GANG_REMOTE_H
 
-/*
- * gang --agent MARK: read "run VALUE" lines on stdin; for each, stop
- * every process whose environment has MARK set to another value, continue
- * those with MARK=VALUE, answer "ok stopped=S continued=C".  At EOF
- * continue every marked process; returns the exit status.
- */
-int gang_agent(const char *mark);
+#include <stdint.h>
+
+/* An agent that does not answer a switch within this has failed. */
+#define GANG_SWITCH_TIMEOUT_MS	20000
+
+struct gang_remote_stats {
+	unsigned long switches;		/* exchanges with the agents */
+	uint64_t total_ms, max_ms;	/* their time, outside any slice */
+	uint64_t stopped, continued;	/* processes, summed over hosts */
+};
 
 /*
- * Start "REMOTE HOST SELF --agent MARK" for each host of the
+ * gang --agent MARK V1,V2,...: read "run V" lines on stdin; for each,
+ * stop the processes whose environment has MARK set to another of the
+ * values, then continue those with MARK=V, and answer "ok stopped=S
+ * continued=C".  At EOF or SIGTERM, SIGHUP, SIGINT continue every
+ * process of the values; returns the exit status.  @value_list is cut up.
+ */
+int gang_agent(const char *mark, char *value_list);
+
+/*
+ * Start "REMOTE HOST SELF --agent MARK VALUES" for each host of the
  * comma-separated @hosts (@remote split on spaces, e.g. "ssh" or
  * "cosched-rexec") and wait until each answers.  0, or -1 said on stderr.
  */
 int gang_remote_start(const char *remote, const char *hosts,
-		      const char *self, const char *mark);
+		      const char *self, const char *mark,
+		      const char *value_list);
 
 /*
- * Tell every agent that the job marked @value runs (NULL: none) and wait
- * for every answer.  0, or -1 when an agent failed or is gone.
+ * Tell every agent that the job marked @value runs (NULL: none), call
+ * @between(@arg) (if not NULL) while they work, and wait up to
+ * @timeout_ms for every answer.  0, or -1 when an agent failed, is gone
+ * or late (said on stderr; it is not asked again).
  */
-int gang_remote_run(const char *value);
+int gang_remote_switch(const char *value, void (*between)(void *),
+		       void *arg, int timeout_ms);
 
-/* Close the agents' channels (they continue every marked process), reap. */
-void gang_remote_stop(void);
+/* In a job's child before exec: the agents' channels are not its own. */
+void gang_remote_close_fds(void);
+
+/*
+ * Close the agents' channels (each continues the jobs' processes and
+ * exits) and reap them; on each failed agent's host start a new one with
+ * no input, which does the same.  Returns how many agents had failed.
+ */
+int gang_remote_stop(void);
+
+const struct gang_remote_stats *gang_remote_stats(void);
 
 #endif

@@ -270,21 +270,43 @@ GANG_TEST_JOB=r0 setsid sleep 4 &
 r0=$!
 setsid sh -c 'sleep 0.3; exec env GANG_TEST_JOB=r1 sleep 4' &
 r1=$!
+GANG_TEST_JOB=other setsid sleep 4 &
+rx=$!
 out=$("$B/gang" -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
 	-- sh -c "sleep 0.8; for i in 1 2 3 4 5 6 7 8 9 10; do
 		case \$(ps -o stat= -p $r1) in T*) break ;; esac; sleep 0.02; done
-		echo r0=\$(ps -o stat= -p $r0) r1=\$(ps -o stat= -p $r1)" \
+		echo r0=\$(ps -o stat= -p $r0) r1=\$(ps -o stat= -p $r1) rx=\$(ps -o stat= -p $rx)" \
 	-- sleep 1 2>&1)
 st=$?
 after="r0=$(ps -o stat= -p $r0) r1=$(ps -o stat= -p $r1)"
-kill $r0 $r1 2>/dev/null
-wait $r0 $r1 2>/dev/null
-if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^r0=S[^ ]* r1=T' &&
+kill -CONT $r0 $r1 $rx 2>/dev/null; kill $r0 $r1 $rx 2>/dev/null
+wait $r0 $r1 $rx 2>/dev/null
+if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^r0=S[^ ]* r1=T[^ ]* rx=S' &&
    ! printf '%s\n' "$after" | grep -q '=T' &&
+   printf '%s\n' "$out" | grep -q '^gang agents: .* failed=0$' &&
    printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
-	ok "gang -H: another host's ranks of the job off its slice are stopped, by their environment (also one marked by a later exec); all continued at the end"
+	ok "gang -H: another host's ranks of the job off its slice are stopped, by their environment (also one marked by a later exec), another value left alone; all continued at the end"
 else
-	nok "gang -H: another host's ranks of the job off its slice are stopped, by their environment (also one marked by a later exec); all continued at the end" "status $st" "$out" "after: $after"
+	nok "gang -H: another host's ranks of the job off its slice are stopped, by their environment (also one marked by a later exec), another value left alone; all continued at the end" "status $st" "$out" "after: $after"
+fi
+# An agent killed while job 1's rank is stopped: gang terminates the jobs
+# and fails, and a fresh agent continues that rank.
+setsid sh -c 'exec env GANG_TEST_JOB=r1 sleep 4' &
+r1=$!
+out=$("$B/gang" -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
+	-- sh -c "sleep 0.3; pkill -KILL -f -- '[-]-agent GANG_TEST_JOB'; sleep 1" \
+	-- sleep 2 2>&1)
+st=$?
+sleep 0.1
+after="r1=$(ps -o stat= -p $r1)"
+kill -CONT $r1 2>/dev/null; kill $r1 2>/dev/null
+wait $r1 2>/dev/null
+if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q 'an agent failed: terminating the jobs' &&
+   printf '%s\n' "$after" | grep -q '^r1=S' &&
+   printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=1$'; then
+	ok "gang -H: an agent killed mid-run fails gang, its jobs end, the ranks it stopped are continued"
+else
+	nok "gang -H: an agent killed mid-run fails gang, its jobs end, the ranks it stopped are continued" "status $st" "$out" "after: $after"
 fi
 out=$("$B/gang" -H hostx -k GANG_TEST_JOB=a -r false -- true 2>&1)
 st=$?
@@ -295,10 +317,12 @@ else
 fi
 if "$B/gang" -H hostx -- true >/dev/null 2>&1 ||
    "$B/gang" -H hostx -k M=a,b -- true >/dev/null 2>&1 ||
+   "$B/gang" -H hostx -k M=a,a -- true -- true >/dev/null 2>&1 ||
+   "$B/gang" -r ssh -- true >/dev/null 2>&1 ||
    GANG_TEST_JOB=a "$B/gang" -H hostx -k GANG_TEST_JOB=a -r "$tmpg/here" -- true >/dev/null 2>&1; then
-	nok "gang: -H without -k, a value per job missing, or the mark in gang's own environment is an error"
+	nok "gang: -H without -k, a value per job missing or repeated, -r without -H, or the mark in gang's own environment is an error"
 else
-	ok "gang: -H without -k, a value per job missing, or the mark in gang's own environment is an error"
+	ok "gang: -H without -k, a value per job missing or repeated, -r without -H, or the mark in gang's own environment is an error"
 fi
 rm -rf "$tmpg"
 if "$B/gang" -s 10ms >/dev/null 2>&1 || "$B/gang" -s xyz -- true >/dev/null 2>&1; then
