@@ -419,11 +419,11 @@ int cosched_hook_register(struct cosched_ep *ep,
 	if (atomic_inc_return(&cosched_nr_hooks) == 1)
 		schedule_delayed_work(&cosched_hook_reaper, HZ);
 	/*
-	 * Data (or a connection, a completion, an end of stream) queued
-	 * before the entry was on the poll queue woke nobody: an arrival
-	 * for all of it, or a receiver that blocks before reading it would
-	 * sleep to its timeout.  Not a hang-up alone: a TCP socket never
-	 * connected polls as EPOLLHUP.  Under the mutex, as hooks_closed
+	 * Data (or a connection, a completion, an end of stream, an error
+	 * pending or queued) before the entry was on the poll queue woke
+	 * nobody: an arrival for all of it, or a receiver that blocks
+	 * before reading it would sleep to its timeout.  Not a hang-up
+	 * alone: a TCP socket never connected polls as EPOLLHUP.  Under the mutex, as hooks_closed
 	 * was checked: nothing reports for an endpoint being closed.
 	 */
 	if (mask & (EPOLLIN | EPOLLRDNORM | EPOLLERR))

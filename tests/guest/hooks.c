@@ -11,8 +11,10 @@
  *   in the caller's own table: a child that put a pipe on the number of
  *   its parent's socket registers a pipe (ENOTSOCK).
  * - A file readable at REGISTER (data, a queued connection, an end of
- *   stream, a posted completion) counts one arrival at once; a socket
- *   with nothing to read, connected or never, none.
+ *   stream, a refused non-blocking connect, a timestamp in the error
+ *   queue, a posted completion) counts one arrival at once; a socket with
+ *   nothing to read (connected, connecting, never connected, or reset by
+ *   a refused blocking connect) none.
  * - A TCP receiver blocked in COSCHED_IOC_WAIT is woken by its peer's
  *   data (loopback); an io_uring recv completion wakes a blocked waiter;
  *   with builtin_hooks=0 nothing is announced.
@@ -588,18 +590,22 @@ static void until_readable(int fd)
 		bail("fd %d not readable within 2 s", fd);
 }
 
-/* A ring with a completion posted counts one arrival at REGISTER. */
 /*
- * A connected socket whose error queue holds a transmit timestamp and
- * which has nothing to read: it polls EPOLLERR alone.  (A refused
- * connect() would not do: tcp_done() shuts the socket down, so it polls
- * EPOLLIN as well, as an end of stream.)  The peer is returned in *peer.
+ * A connected socket whose error queue holds a transmit timestamp (one
+ * per byte sent and acknowledged) and which has nothing to read: it polls
+ * EPOLLERR without EPOLLIN or EPOLLHUP, and no error is pending in
+ * SO_ERROR.  (A refused non-blocking connect() would not do: tcp_done()
+ * shuts the socket down, so it polls EPOLLIN too, as an end of stream.)
+ * The peer is returned in *peer.
  */
 static int errqueue_socket(int *peer)
 {
-	int s, flags = SOF_TIMESTAMPING_TX_ACK | SOF_TIMESTAMPING_SOFTWARE |
-		       SOF_TIMESTAMPING_OPT_TSONLY | SOF_TIMESTAMPING_OPT_ID;
+	int s, err = -1, flags = SOF_TIMESTAMPING_TX_ACK |
+		SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_TSONLY |
+		SOF_TIMESTAMPING_OPT_ID;
+	socklen_t len = sizeof(err);
 	struct pollfd p;
+	int r;
 
 	tcp_pair(&s, peer);
 	if (setsockopt(s, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)))
@@ -607,12 +613,71 @@ static int errqueue_socket(int *peer)
 	if (send(s, "x", 1, 0) != 1)
 		bail("send");
 	p = (struct pollfd){ .fd = s, .events = POLLIN };
-	if (poll(&p, 1, 2000) != 1 || p.revents != POLLERR)
-		bail("no timestamp alone in the error queue (revents %#x)",
-		     p.revents);
+	r = poll(&p, 1, 2000);
+	if (r != 1 || p.revents != POLLERR)
+		bail("no timestamp alone in the error queue (poll %d, revents %#x): %s",
+		     r, p.revents, r < 0 ? strerror(errno) : "");
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) || err)
+		bail("SO_ERROR %d beside the timestamp", err);
 	return s;
 }
 
+/*
+ * A socket whose connect() to a port nobody listens on was refused.
+ * Non-blocking and not yet reported by a second connect(): tcp_done()
+ * shut it down, it polls as an end of stream.  Blocking: connect()
+ * returned the error and tcp_disconnect() reset the socket, which polls
+ * as one never connected.
+ */
+static int refused_socket(bool nonblocking)
+{
+	struct sockaddr_in sin;
+	int s;
+
+	close(tcp_listener(&sin));
+	s = socket(AF_INET, SOCK_STREAM | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+	if (s < 0)
+		bail("socket: %s", strerror(errno));
+	if (!connect(s, (void *)&sin, sizeof(sin)) ||
+	    (errno != ECONNREFUSED && !(nonblocking && errno == EINPROGRESS)))
+		bail("connect to a closed port: %s", strerror(errno));
+	if (nonblocking)
+		until_readable(s);
+	return s;
+}
+
+/*
+ * A socket still connecting: its SYN goes to a listener whose accept
+ * queue is full (backlog 0, one connection queued), which drops it, so
+ * the connect() stays in SYN_SENT, retrying for seconds.  *l and *first
+ * are the listener and the queued connection, for the caller to close.
+ */
+static int connecting_socket(int *l, int *first)
+{
+	struct sockaddr_in sin;
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	int s;
+
+	*l = tcp_listener(&sin);
+	if (listen(*l, 0))
+		bail("listen 0: %s", strerror(errno));
+	*first = tcp_connect(&sin);
+	until_readable(*l);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (s < 0)
+		bail("socket: %s", strerror(errno));
+	if (!connect(s, (void *)&sin, sizeof(sin)) || errno != EINPROGRESS)
+		bail("connect to a full queue: %s", strerror(errno));
+	sleep_ns(100000000);
+	if (getsockopt(s, IPPROTO_TCP, TCP_INFO, &ti, &len) ||
+	    ti.tcpi_state != TCP_SYN_SENT)
+		bail("the second connect is not in SYN_SENT (state %d)",
+		     ti.tcpi_state);
+	return s;
+}
+
+/* A ring with a completion posted counts one arrival at REGISTER. */
 static void ring_readable_at_register(struct ep *ep)
 {
 	struct io_uring_cqe *cqe;
@@ -641,16 +706,18 @@ static void ring_readable_at_register(struct ep *ep)
 
 /*
  * What was queued before REGISTER woke nobody: a file readable at
- * REGISTER counts one arrival at once (data on a connected socket, a
- * connection on a listening one, a completion in a ring), so a receiver
- * that blocks before reading it is not left to its timeout.  A socket
- * with nothing to read counts none, nor does a socket never connected,
- * which polls as hang-up (the MPI glue's probe registers one).
+ * REGISTER counts one arrival at once (data on a connected socket, an end
+ * of stream, a connection on a listening one, an error queued, a
+ * completion in a ring), so a receiver that blocks before reading it is
+ * not left to its timeout.  A socket with nothing to read counts none:
+ * connected, still connecting, or never connected, which polls as
+ * hang-up (the MPI glue's probe registers one).
  */
 static void test_readable_at_register(void)
 {
 	struct sockaddr_in sin;
-	int fresh, a, b, c, d, l, cl, errq, errq_peer;
+	int fresh, a, b, c, d, l, cl, errq, errq_peer, refused, refused_b;
+	int syn, syn_l, syn_first;
 	struct ep ep;
 	u64 before;
 	char buf[8];
@@ -704,12 +771,40 @@ static void test_readable_at_register(void)
 	expect_neg(reg(ep.fd, errq, COSCHED_HOOK_TCP), 0,
 		   "REGISTER a socket with only a timestamp in its error queue");
 	expect_eq(RD(ep.ctrl->arrivals), before + 1,
-		  "an error queued before REGISTER (EPOLLERR alone): one arrival");
+		  "an error queued before REGISTER (EPOLLERR, nothing to read): one arrival");
+	/* Its next timestamp is reported as an error: it counts too. */
+	before = RD(ep.ctrl->arrivals);
+	if (send(errq, "y", 1, 0) != 1)
+		bail("send");
+	ok(poll_until(RD(ep.ctrl->arrivals) == before + 1, 2000),
+	   "a registered socket's next error-queue report counts one arrival");
+
+	refused = refused_socket(true);
+	before = RD(ep.ctrl->arrivals);
+	expect_neg(reg(ep.fd, refused, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a socket whose non-blocking connect() was refused");
+	expect_eq(RD(ep.ctrl->arrivals), before + 1,
+		  "a refused non-blocking connect (an end of stream): one arrival");
+	refused_b = refused_socket(false);
+	expect_neg(reg(ep.fd, refused_b, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a socket whose blocking connect() was refused");
+	expect_eq(RD(ep.ctrl->arrivals), before + 1,
+		  "a refused blocking connect (reset by connect()): no arrival");
+	syn = connecting_socket(&syn_l, &syn_first);
+	expect_neg(reg(ep.fd, syn, COSCHED_HOOK_TCP), 0,
+		   "REGISTER a socket still connecting (SYN_SENT)");
+	expect_eq(RD(ep.ctrl->arrivals), before + 1,
+		  "a socket still connecting: no arrival");
 
 	ring_readable_at_register(&ep);
 	ep_close(&ep);
 	close(errq);
 	close(errq_peer);
+	close(refused);
+	close(refused_b);
+	close(syn);
+	close(syn_first);
+	close(syn_l);
 	close(fresh);
 	close(b);
 	close(c);
