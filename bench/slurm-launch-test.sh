@@ -64,12 +64,12 @@ col = columns.parse_one("gang:50", 100)
 cluster = launch.Cluster(".", 2, ["node0", "node1"], net_if="eth0",
                          remote=["cosched-rexec"])
 argv = launch.gang_argv(launch.Paths("/r", "openmpi"), cluster, col,
-                        [["job1"], ["job2"]], [1, 2], local_host="node0")
+                        [["job1"], ["job2"]], [1, 2])
 print("\n".join(argv))
 EOF
 )
-if [ "$(printf '%s\n' "$l" | tr '\n' ' ')" = "/r/build/bench/workloads/gang -s 50ms -H node1 -k COSCHED_JOB=1,2 -r cosched-rexec -- job1 -- job2 " ]; then
-	ok "gang on hosts: an agent on each other host through the remote shell, the jobs marked by COSCHED_JOB"
+if [ "$(printf '%s\n' "$l" | tr '\n' ' ')" = "/r/build/bench/workloads/gang -s 50ms -R -H node0,node1 -k COSCHED_JOB=1,2 -r cosched-rexec -- job1 -- job2 " ]; then
+	ok "gang on hosts: ranks only (-R), an agent on each host through the remote shell, the jobs marked by COSCHED_JOB"
 else
 	nok "gang on hosts: gang's command line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi
@@ -85,7 +85,7 @@ trap 'rm -rf "$t"' EXIT
 export COSCHED_MIX_FAKE="$t/runs.log" COSCHED_MIX_FAKE_S=0.01
 out=$(bench/run-mix --slurm -o "$t/a" -p dcs,gang -r 1 -t 1 12 2>&1)
 st=$?
-if [ "$st" = 1 ] && printf '%s' "$out" | grep -q "'gang' stops local processes only; with --slurm use slurm-gang"; then
+if [ "$st" = 1 ] && printf '%s' "$out" | grep -q "'gang' stops the mpiexec trees it starts, not Slurm's steps; with --slurm use slurm-gang"; then
 	ok "--slurm refuses gang, naming slurm-gang"
 else
 	nok "--slurm refuses gang (status $st: $out)"

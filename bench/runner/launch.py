@@ -5,7 +5,6 @@ gang baseline around them, and the monitor beside them.  Waits for the MPI
 jobs, stops the rest, and returns what each printed."""
 import os
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -172,16 +171,15 @@ def redirected(cmd, logbase):
     return ["sh", "-c", 'exec "$@" >"$0.out" 2>"$0.err"', logbase] + cmd
 
 
-def gang_argv(paths, cluster, col, cmds, jobids, local_host=None):
-    """gang -s MS -- job1 -- job2 ...  On hosts, an agent on each host but
-    this one (LOCAL_HOST, default this machine's name: its ranks are in
-    the jobs' trees) stops and continues the ranks there, which carry
-    their job's id in COSCHED_JOB (cosched-run -j)."""
+def gang_argv(paths, cluster, col, cmds, jobids):
+    """gang -s MS -- job1 -- job2 ...  On hosts, gang -R: an agent on each
+    host stops and continues the ranks there, which carry their job's id
+    in COSCHED_JOB (cosched-run -j), and mpiexec with Open MPI's daemons
+    runs on (Open MPI cannot start a job across hosts while its mpiexec
+    is stopped for slices)."""
     argv = [paths.program("gang", paths.mpi), "-s", f"{col.gang_ms}ms"]
-    local = (local_host or socket.gethostname()).split(".")[0]
-    others = [h for h in cluster.hosts if h.split(".")[0] != local]
-    if others:
-        argv += ["-H", ",".join(others),
+    if cluster.hosts:
+        argv += ["-R", "-H", ",".join(cluster.hosts),
                  "-k", "COSCHED_JOB=" + ",".join(map(str, jobids)),
                  "-r", " ".join(cluster.remote)]
     for c in cmds:

@@ -27,9 +27,13 @@
  * remote shell -r) stops and continues them by a variable of their
  * environment, -k MARK=V1,V2,... giving each job's value in the order of
  * the jobs (gang_remote.c).  A switch waits for every agent's answer.
+ * With -R only the ranks are stopped, through the agents (this host's
+ * too), never the jobs' trees: mpiexec, its remote shells and MPI's
+ * daemons run on, as Slurm's step daemons do; Open MPI cannot start a
+ * job across hosts while its mpiexec is stopped for slices.
  *
  * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,...
- *             [-r remote]] [-- cmd1 [args] -- cmd2 ...]
+ *             [-r remote] [-R]] [-- cmd1 [args] -- cmd2 ...]
  *        gang --agent MARK V,...
  */
 #define _GNU_SOURCE
@@ -64,7 +68,7 @@ static sigset_t oldmask;
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,... [-r remote]]\n"
+		"usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,... [-r remote] [-R]]\n"
 		"            [-- cmd1 [args] -- cmd2 [args] ...]\n"
 		"       gang --agent MARK V,...\n"
 		"  -s  time slice per job (default 100ms; 2s, 500us, a bare number is ms)\n"
@@ -76,6 +80,8 @@ static void usage(void)
 		"  -k  on those hosts a job's processes have MARK=V in their environment,\n"
 		"      one V per job in the jobs' order (-p jobs first), all different\n"
 		"  -r  the remote shell for -H, split on spaces (default ssh)\n"
+		"  -R  with -H: stop and continue the jobs' ranks only, through the agents\n"
+		"      (list this host in -H too); launchers and MPI daemons run on\n"
 		"  --agent  be the agent: lines \"run V\" on stdin, see gang_remote.c\n"
 		"a job's own arguments cannot contain \"--\": it separates the jobs\n");
 	exit(2);
@@ -326,7 +332,7 @@ int main(int argc, char **argv)
 	int i, quiet = 0, left, cur = -1, failed = 0, sig, attached = 0;
 	const char *hosts = NULL, *remote = NULL;
 	char *marks = NULL, *mark_name = NULL, *mark_values = NULL;
-	int prev, agents_failed = 0;
+	int prev, agents_failed = 0, ranks_only = 0;
 	unsigned long switches = 0;
 	struct timespec ts;
 	sigset_t set;
@@ -343,6 +349,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
 			if (dur_parse(argv[++i], 1000000ull, &slice))
 				usage();
+		} else if (!strcmp(argv[i], "-R")) {
+			ranks_only = 1;
 		} else if (!strcmp(argv[i], "-q")) {
 			quiet = 1;
 		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {
@@ -368,7 +376,7 @@ int main(int argc, char **argv)
 	}
 	if (!njobs)
 		usage();
-	if (!hosts != !marks || (remote && !hosts))
+	if (!hosts != !marks || ((remote || ranks_only) && !hosts))
 		usage();
 	if (hosts) {
 		mark_name = split_marks(marks, &mark_values);
@@ -411,8 +419,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < njobs; i++)
 		if (jobs[i].argv)
 			start(&jobs[i]);
-		else
+		else if (!ranks_only)
 			signal_job(&jobs[i], SIGSTOP);	/* wait for its slice */
+	/* -R: the launchers run on; the agents stop the ranks alone. */
+	for (i = 0; ranks_only && i < njobs; i++)
+		signal_job(&jobs[i], SIGCONT);
 
 	t0 = dur_now();
 	left = njobs;
@@ -428,8 +439,8 @@ int main(int argc, char **argv)
 		 */
 		if (hosts) {
 			if (gang_remote_switch(jobs[cur].mark, prev >= 0 &&
-					       !jobs[prev].done && prev != cur ?
-					       stop_job : NULL,
+					       !jobs[prev].done && prev != cur &&
+					       !ranks_only ? stop_job : NULL,
 					       prev >= 0 ? &jobs[prev] : NULL,
 					       GANG_SWITCH_TIMEOUT_MS)) {
 				fprintf(stderr, "gang: an agent failed: terminating the jobs\n");
@@ -440,7 +451,8 @@ int main(int argc, char **argv)
 		} else if (prev >= 0 && !jobs[prev].done && prev != cur) {
 			signal_job(&jobs[prev], SIGSTOP);
 		}
-		signal_job(&jobs[cur], SIGCONT);
+		if (!ranks_only)
+			signal_job(&jobs[cur], SIGCONT);
 		switches++;
 		s0 = dur_now();
 		/* Its slice, cut short if it ends or we are told to stop. */

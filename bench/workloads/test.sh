@@ -289,6 +289,21 @@ if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^r0=S[^ ]* r1=T[^ ]* rx=S' &
 else
 	nok "gang -H: another host's ranks of the job off its slice are stopped, by their environment (also one marked by a later exec), another value left alone; all continued at the end" "status $st" "$out" "after: $after"
 fi
+# -R: ranks only.  Job 1's shell (unmarked, its "mpiexec") runs on while
+# its marked child (its rank) is stopped during job 0's slice.
+out=$("$B/gang" -R -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
+	-- env GANG_TEST_JOB=r0 sh -c "sleep 0.8; read l c <$tmpg/j1
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+		case \$(ps -o stat= -p \$c) in T*) break ;; esac; sleep 0.02; done
+		echo leader=\$(ps -o stat= -p \$l) rank=\$(ps -o stat= -p \$c)" \
+	-- sh -c "env GANG_TEST_JOB=r1 sleep 1.5 & echo \$\$ \$! >$tmpg/j1; wait" 2>&1)
+st=$?
+if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^leader=S[^ ]* rank=T' &&
+   printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
+	ok "gang -R: a job's marked ranks are stopped off its slice, its launcher runs on"
+else
+	nok "gang -R: a job's marked ranks are stopped off its slice, its launcher runs on" "status $st" "$out"
+fi
 # An agent killed while job 1's rank is stopped: gang terminates the jobs
 # and fails, and a fresh agent continues that rank.
 setsid sh -c 'exec env GANG_TEST_JOB=r1 sleep 4' &
@@ -318,11 +333,11 @@ fi
 if "$B/gang" -H hostx -- true >/dev/null 2>&1 ||
    "$B/gang" -H hostx -k M=a,b -- true >/dev/null 2>&1 ||
    "$B/gang" -H hostx -k M=a,a -- true -- true >/dev/null 2>&1 ||
-   "$B/gang" -r ssh -- true >/dev/null 2>&1 ||
+   "$B/gang" -r ssh -- true >/dev/null 2>&1 || "$B/gang" -R -- true >/dev/null 2>&1 ||
    GANG_TEST_JOB=a "$B/gang" -H hostx -k GANG_TEST_JOB=a -r "$tmpg/here" -- true >/dev/null 2>&1; then
-	nok "gang: -H without -k, a value per job missing or repeated, -r without -H, or the mark in gang's own environment is an error"
+	nok "gang: -H without -k, a value per job missing or repeated, -r or -R without -H, or the mark in gang's own environment is an error"
 else
-	ok "gang: -H without -k, a value per job missing or repeated, -r without -H, or the mark in gang's own environment is an error"
+	ok "gang: -H without -k, a value per job missing or repeated, -r or -R without -H, or the mark in gang's own environment is an error"
 fi
 rm -rf "$tmpg"
 if "$B/gang" -s 10ms >/dev/null 2>&1 || "$B/gang" -s xyz -- true >/dev/null 2>&1; then
