@@ -103,8 +103,8 @@ def parse_one(word, gang_ms):
 
 
 def check_launcher(cols, slurm, slurm_gang=False):
-    """SIGSTOP gang signals the mpiexec trees it starts (and, on hosts,
-    their ranks), not Slurm's steps, Slurm's gang needs Slurm, and a Slurm that gang-schedules (@slurm_gang) does it to
+    """SIGSTOP gang signals the mpiexec trees it starts (on hosts: their
+    ranks, by COSCHED_JOB), not Slurm's steps, Slurm's gang needs Slurm, and a Slurm that gang-schedules (@slurm_gang) does it to
     every job: refuse a column the launcher cannot run."""
     for c in cols:
         if slurm and c.gang_ms:

@@ -175,8 +175,8 @@ def gang_argv(paths, cluster, col, cmds, jobids):
     """gang -s MS -- job1 -- job2 ...  On hosts, gang -R: an agent on each
     host stops and continues the ranks there, which carry their job's id
     in COSCHED_JOB (cosched-run -j), and mpiexec with Open MPI's daemons
-    runs on (Open MPI cannot start a job across hosts while its mpiexec
-    is stopped for slices)."""
+    runs on (Open MPI did not start jobs across the guest cluster's hosts
+    while their mpiexec was stopped for slices)."""
     argv = [paths.program("gang", paths.mpi), "-s", f"{col.gang_ms}ms"]
     if cluster.hosts:
         argv += ["-R", "-H", ",".join(cluster.hosts),

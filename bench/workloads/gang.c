@@ -12,7 +12,8 @@
  *   gang jobs=N slice_ms=S makespan_s=M switches=W failed=F
  *
  * end_s counts from gang's start; ran_s is the time the job held the
- * machine.  A job's processes are its process group plus any descendant
+ * machine (its slices: under -R, also when its ranks had not appeared
+ * yet; its launcher runs outside them).  A job's processes are its process group plus any descendant
  * that left it (launchers may give ranks groups of their own), found in
  * /proc at each switch.
  *
@@ -29,8 +30,9 @@
  * the jobs (gang_remote.c).  A switch waits for every agent's answer.
  * With -R only the ranks are stopped, through the agents (this host's
  * too), never the jobs' trees: mpiexec, its remote shells and MPI's
- * daemons run on, as Slurm's step daemons do; Open MPI cannot start a
- * job across hosts while its mpiexec is stopped for slices.
+ * daemons run on, as Slurm's step daemons do (Open MPI did not start
+ * jobs across the guest cluster's hosts while their mpiexec was stopped
+ * for slices).  A job whose ranks no agent found fails gang.
  *
  * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,...
  *             [-r remote] [-R]] [-- cmd1 [args] -- cmd2 ...]
@@ -56,6 +58,7 @@
 struct job {
 	char **argv;		/* NULL: attached with -p */
 	const char *mark;	/* its MARK value on other hosts (-k) */
+	int marked_seen;	/* an agent found a process with it */
 	pid_t pid;		/* the leader, also the group id */
 	int done, status;
 	uint64_t end, ran;
@@ -438,16 +441,21 @@ int main(int argc, char **argv)
 		 * it on the other hosts), then continue the next everywhere.
 		 */
 		if (hosts) {
-			if (gang_remote_switch(jobs[cur].mark, prev >= 0 &&
-					       !jobs[prev].done && prev != cur &&
-					       !ranks_only ? stop_job : NULL,
-					       prev >= 0 ? &jobs[prev] : NULL,
-					       GANG_SWITCH_TIMEOUT_MS)) {
+			int found = gang_remote_switch(jobs[cur].mark,
+					prev >= 0 && !jobs[prev].done &&
+					prev != cur && !ranks_only ?
+					stop_job : NULL,
+					prev >= 0 ? &jobs[prev] : NULL,
+					GANG_SWITCH_TIMEOUT_MS);
+
+			if (found < 0) {
 				fprintf(stderr, "gang: an agent failed: terminating the jobs\n");
 				agents_failed = 1;
 				abort_jobs();
 				break;
 			}
+			if (found > 0)
+				jobs[cur].marked_seen = 1;
 		} else if (prev >= 0 && !jobs[prev].done && prev != cur) {
 			signal_job(&jobs[prev], SIGSTOP);
 		}
@@ -496,11 +504,20 @@ int main(int argc, char **argv)
 		jobs[cur].ran += dur_now() - s0;
 		left -= reap(t0, quiet, &failed);
 	}
+	/* -R sliced nothing of a job whose ranks no agent ever found. */
+	for (i = 0; ranks_only && !agents_failed && i < njobs; i++) {
+		if (jobs[i].marked_seen)
+			continue;
+		fprintf(stderr, "gang: job %d: no process with %s=%s on any host: not sliced\n",
+			i, mark_name, jobs[i].mark);
+		failed++;
+	}
 	if (hosts) {
 		const struct gang_remote_stats *st = gang_remote_stats();
 
 		agents_failed += gang_remote_stop();
-		printf("gang agents: exchanges=%lu total_ms=%llu max_ms=%llu stopped=%llu continued=%llu failed=%d\n",
+		printf("gang agents: start_ms=%llu exchanges=%lu total_ms=%llu max_ms=%llu stopped=%llu continued=%llu failed=%d\n",
+		       (unsigned long long)st->start_ms,
 		       st->switches, (unsigned long long)st->total_ms,
 		       (unsigned long long)st->max_ms,
 		       (unsigned long long)st->stopped,

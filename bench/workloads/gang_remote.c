@@ -389,8 +389,12 @@ int gang_remote_start(const char *remote, const char *hosts,
 			return -1;
 		}
 	}
-	/* The first exchange tells that every agent is up. */
-	return gang_remote_switch(NULL, NULL, NULL, START_TIMEOUT_MS);
+	/* The first exchange tells that every agent is up; not a switch. */
+	if (gang_remote_switch(NULL, NULL, NULL, START_TIMEOUT_MS) < 0)
+		return -1;
+	stats.start_ms = stats.total_ms;
+	stats.switches = stats.total_ms = stats.max_ms = 0;
+	return 0;
 }
 
 /* One answer line of @a into @line, or -1 (gone, or @deadline passed). */
@@ -434,7 +438,7 @@ int gang_remote_switch(const char *value, void (*between)(void *),
 {
 	uint64_t t0 = now_ms(), deadline = t0 + timeout_ms, took;
 	char line[LINE_LEN], req[LINE_LEN];
-	int i, err = 0, len, s, c;
+	int i, err = 0, len, s, c, continued = 0;
 
 	/* "run -": a value no job has, so every job stops. */
 	len = snprintf(req, sizeof(req), "run %s\n", value ? value : "-");
@@ -451,6 +455,7 @@ int gang_remote_switch(const char *value, void (*between)(void *),
 		    sscanf(line, "ok stopped=%d continued=%d", &s, &c) == 2) {
 			stats.stopped += s;
 			stats.continued += c;
+			continued += c;
 			continue;
 		}
 		if (!a->failed)
@@ -465,7 +470,7 @@ int gang_remote_switch(const char *value, void (*between)(void *),
 	stats.total_ms += took;
 	if (took > stats.max_ms)
 		stats.max_ms = took;
-	return err;
+	return err ? err : continued;
 }
 
 void gang_remote_close_fds(void)

@@ -12,7 +12,8 @@
 #define GANG_SWITCH_TIMEOUT_MS	20000
 
 struct gang_remote_stats {
-	unsigned long switches;		/* exchanges with the agents */
+	uint64_t start_ms;		/* the agents' start, before the jobs */
+	unsigned long switches;		/* exchanges at switches */
 	uint64_t total_ms, max_ms;	/* their time, outside any slice */
 	uint64_t stopped, continued;	/* processes, summed over hosts */
 };
@@ -38,8 +39,9 @@ int gang_remote_start(const char *remote, const char *hosts,
 /*
  * Tell every agent that the job marked @value runs (NULL: none), call
  * @between(@arg) (if not NULL) while they work, and wait up to
- * @timeout_ms for every answer.  0, or -1 when an agent failed, is gone
- * or late (said on stderr; it is not asked again).
+ * @timeout_ms for every answer.  How many processes of @value the agents
+ * continued, or -1 when an agent failed, is gone or late (said on stderr;
+ * it is not asked again).
  */
 int gang_remote_switch(const char *value, void (*between)(void *),
 		       void *arg, int timeout_ms);

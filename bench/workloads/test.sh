@@ -304,6 +304,17 @@ if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^leader=S[^ ]* rank=T' &&
 else
 	nok "gang -R: a job's marked ranks are stopped off its slice, its launcher runs on" "status $st" "$out"
 fi
+# -R with jobs whose processes carry no mark: nothing could be sliced,
+# and gang must say so and fail rather than pass.
+out=$("$B/gang" -R -s 50ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
+	-- sleep 0.3 -- sleep 0.3 2>&1)
+st=$?
+if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q 'job 0: no process with GANG_TEST_JOB=r0 on any host' &&
+   printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=2$'; then
+	ok "gang -R: jobs whose ranks no agent finds fail gang"
+else
+	nok "gang -R: jobs whose ranks no agent finds fail gang" "status $st" "$out"
+fi
 # An agent killed while job 1's rank is stopped: gang terminates the jobs
 # and fails, and a fresh agent continues that rank.
 setsid sh -c 'exec env GANG_TEST_JOB=r1 sleep 4' &
