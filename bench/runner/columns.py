@@ -93,7 +93,8 @@ def parse_one(word, gang_ms):
             except ValueError:
                 ms = 0
             if ms <= 0:
-                raise BenchError(f"'{word}': gang:MS takes a positive slice in ms")
+                raise BenchError(f"'{word}': gang:MS takes a positive "
+                                 "slice in ms")
             return Column(word, "local", glue=False, gang_ms=ms)
         return Column("gang", "local", glue=False, gang_ms=ms)
     raise BenchError(f"unknown policy or baseline '{word}' "
@@ -103,13 +104,15 @@ def parse_one(word, gang_ms):
 
 
 def check_launcher(cols, slurm, slurm_gang=False):
-    """SIGSTOP gang signals the mpiexec trees it starts (on hosts: their
-    ranks, by COSCHED_JOB), not Slurm's steps, Slurm's gang needs Slurm, and a Slurm that gang-schedules (@slurm_gang) does it to
-    every job: refuse a column the launcher cannot run."""
+    """Refuse a column the launcher cannot run: SIGSTOP gang signals the
+    mpiexec trees it starts (on hosts: their ranks, by COSCHED_JOB), not
+    Slurm's steps; Slurm's gang needs Slurm; and a Slurm that
+    gang-schedules (@slurm_gang) does it to every job."""
     for c in cols:
         if slurm and c.gang_ms:
-            raise BenchError(f"'{c.name}' stops the mpiexec trees it starts, not Slurm's steps; with "
-                             "--slurm use slurm-gang")
+            raise BenchError(f"'{c.name}' stops the mpiexec trees it "
+                             "starts, not Slurm's steps; with --slurm use "
+                             "slurm-gang")
         if not slurm and c.slurm_gang:
             raise BenchError(f"'{c.name}' needs --slurm")
         if slurm and c.slurm_gang != slurm_gang:

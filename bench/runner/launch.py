@@ -239,23 +239,23 @@ def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
                 p = start(c, f"{base}_n{n}")
                 background.append(Running(job, p.pid, p, f"{base}_n{n}", prog, t0))
             continue
-        cmd, prog = job_command(paths, cluster, col, job, job.index + 1,
-                                size_args)
-        mpi_cmds.append((job, cmd, prog, base))
+        job_id = job.index + 1
+        cmd, prog = job_command(paths, cluster, col, job, job_id, size_args)
+        mpi_cmds.append((job, job_id, cmd, prog, base))
 
     gang = None
     if col.gang_ms:
         gang, pids = start_gang(paths, cluster, col,
-                                [redirected(c, b) for _, c, _, b in mpi_cmds],
-                                [j.index + 1 for j, *_ in mpi_cmds], logbase, t0)
+                                [redirected(c, b) for _, _, c, _, b in mpi_cmds],
+                                [i for _, i, *_ in mpi_cmds], logbase, t0)
         if len(pids) < len(mpi_cmds):
             procs.kill_tree(gang.pid)
             gang.wait()
             raise BenchError(f"gang did not start the jobs (see {logbase}_gang.err)")
         running = [Running(j, pid, None, b, prog, t0)
-                   for (j, _, prog, b), pid in zip(mpi_cmds, pids)]
+                   for (j, _, _, prog, b), pid in zip(mpi_cmds, pids)]
     else:
-        for job, cmd, prog, base in mpi_cmds:
+        for job, _, cmd, prog, base in mpi_cmds:
             p = start(cmd, base)
             running.append(Running(job, p.pid, p, base, prog, time.monotonic()))
 

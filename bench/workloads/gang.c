@@ -13,9 +13,9 @@
  *
  * end_s counts from gang's start; ran_s is the time the job held the
  * machine (its slices: under -R, also when its ranks had not appeared
- * yet; its launcher runs outside them).  A job's processes are its process group plus any descendant
- * that left it (launchers may give ranks groups of their own), found in
- * /proc at each switch.
+ * yet; its launcher runs outside them).  A job's processes are its
+ * process group plus any descendant that left it (launchers may give
+ * ranks groups of their own), found in /proc at each switch.
  *
  * Jobs already running (mpiexec trees started by someone else) can be
  * handed over with -p: each pid is a job, its process group if it leads
@@ -24,10 +24,12 @@
  * by -p come first, then the commands.
  *
  * Across hosts (-H): a job's ranks on the other hosts are not in its
- * tree; an agent on each host (gang --agent MARK, started through the
- * remote shell -r) stops and continues them by a variable of their
- * environment, -k MARK=V1,V2,... giving each job's value in the order of
- * the jobs (gang_remote.c).  A switch waits for every agent's answer.
+ * tree; an agent on each host (gang --agent MARK V,... UID, started
+ * through the remote shell -r) stops and continues them by a variable of
+ * their environment, -k MARK=V1,V2,... giving each job's value in the
+ * order of the jobs (gang_remote.c), and only processes of gang's user.
+ * A switch waits for every agent's answer, up to -t (20 s by default);
+ * an agent late or gone fails gang, which terminates the jobs.
  * With -R only the ranks are stopped, through the agents (this host's
  * too), never the jobs' trees: mpiexec, its remote shells and MPI's
  * daemons run on, as Slurm's step daemons do (Open MPI did not start
@@ -35,12 +37,13 @@
  * for slices).  A job whose ranks no agent found fails gang.
  *
  * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,...
- *             [-r remote] [-R]] [-- cmd1 [args] -- cmd2 ...]
- *        gang --agent MARK V,...
+ *             [-r remote] [-t timeout] [-R]] [-- cmd1 [args] -- cmd2 ...]
+ *        gang --agent MARK V,... UID
  */
 #define _GNU_SOURCE
 #include "dur.h"
 #include "gang_remote.h"
+#include "procfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -67,58 +70,32 @@ struct job {
 static struct job jobs[MAX_JOBS];
 static int njobs;
 static sigset_t oldmask;
+static int agent_timeout_ms = GANG_AGENT_TIMEOUT_MS;
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,... [-r remote] [-R]]\n"
+		"usage: gang [-s slice] [-q] [-p pid[,pid...]]\n"
+		"            [-H host,... -k MARK=V,... [-r remote] [-t timeout] [-R]]\n"
 		"            [-- cmd1 [args] -- cmd2 [args] ...]\n"
-		"       gang --agent MARK V,...\n"
+		"       gang --agent MARK V,... UID\n"
 		"  -s  time slice per job (default 100ms; 2s, 500us, a bare number is ms)\n"
 		"  -q  no per-job lines, only the summary\n"
 		"  -p  time-slice these running jobs too (their trees; exit status unknown)\n"
 		"  -H  hosts with ranks of the jobs outside their trees here: an agent\n"
-		"      on each (\"REMOTE HOST gang --agent MARK V,...\") stops and\n"
-		"      continues them; it needs root or the ranks' user there\n"
+		"      on each (\"REMOTE HOST gang --agent MARK V,... UID\") stops and\n"
+		"      continues them (gang's user's only); it needs root or that\n"
+		"      user there\n"
 		"  -k  on those hosts a job's processes have MARK=V in their environment,\n"
 		"      one V per job in the jobs' order (-p jobs first), all different\n"
 		"  -r  the remote shell for -H, split on spaces (default ssh)\n"
+		"  -t  with -H: an agent that takes longer to answer a switch or to\n"
+		"      end has failed (default 20s; 1ms to 1h)\n"
 		"  -R  with -H: stop and continue the jobs' ranks only, through the agents\n"
 		"      (list this host in -H too); launchers and MPI daemons run on\n"
 		"  --agent  be the agent: lines \"run V\" on stdin, see gang_remote.c\n"
 		"a job's own arguments cannot contain \"--\": it separates the jobs\n");
 	exit(2);
-}
-
-/*
- * State letter, ppid and pgid of @pid from /proc/<pid>/stat (any of them
- * may be NULL); -1 if it is gone.
- */
-static int proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgid)
-{
-	char path[64], buf[512], *p;
-	pid_t pp, pg;
-	FILE *f;
-	int ok;
-	char st;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	/* The command name may hold spaces and parentheses: skip to the last ')'. */
-	p = ok ? strrchr(buf, ')') : NULL;
-	if (!p || sscanf(p + 1, " %c %d %d", &st, &pp, &pg) != 3)
-		return -1;
-	if (state)
-		*state = st;
-	if (ppid)
-		*ppid = pp;
-	if (pgid)
-		*pgid = pg;
-	return 0;
 }
 
 /*
@@ -142,14 +119,15 @@ static void signal_job(struct job *j, int sig)
 	if (!dir)
 		return;
 	while ((d = readdir(dir)) && n < MAX_PROCS) {
+		struct proc_stat st;
 		char *end;
 		long v = strtol(d->d_name, &end, 10);
 
-		if (*end || v <= 0)
+		if (*end || v <= 0 || proc_stat_read((pid_t)v, &st))
 			continue;
 		pid[n] = (pid_t)v;
-		if (proc_stat(pid[n], NULL, &ppid[n], &pgid[n]) == 0)
-			n++;
+		ppid[n] = st.ppid;
+		pgid[n++] = st.pgid;
 	}
 	closedir(dir);
 	for (i = 0; i < n; i++) {
@@ -198,10 +176,9 @@ static void start(struct job *j)
 /* Has an attached (not our child) job's leader gone, or become a zombie? */
 static int gone(pid_t pid)
 {
-	char state;
+	struct proc_stat st;
 
-	return proc_stat(pid, &state, NULL, NULL) || state == 'Z' ||
-	       state == 'X';
+	return proc_stat_read(pid, &st) || st.state == 'Z' || st.state == 'X';
 }
 
 /* Reap every leader that exited; returns how many did. */
@@ -319,7 +296,7 @@ static void abort_jobs(void)
 			signal_job(&jobs[i], SIGTERM);
 		signal_job(&jobs[i], SIGCONT);
 	}
-	gang_remote_stop();
+	gang_remote_stop(agent_timeout_ms);
 	while (wait(NULL) > 0 || errno == EINTR)
 		;
 }
@@ -331,17 +308,17 @@ static void stop_job(void *arg)
 
 int main(int argc, char **argv)
 {
-	uint64_t slice = 100000000ull, t0, s0, now;
+	uint64_t slice = 100000000ull, t0, s0, now, timeout;
 	int i, quiet = 0, left, cur = -1, failed = 0, sig, attached = 0;
 	const char *hosts = NULL, *remote = NULL;
 	char *marks = NULL, *mark_name = NULL, *mark_values = NULL;
-	int prev, agents_failed = 0, ranks_only = 0;
+	int prev, agents_failed = 0, ranks_only = 0, timeout_given = 0;
 	unsigned long switches = 0;
 	struct timespec ts;
 	sigset_t set;
 
-	if (argc == 4 && !strcmp(argv[1], "--agent"))
-		return gang_agent(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "--agent"))
+		return gang_agent(argv[2], argv[3], argv[4]);
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "-H") && i + 1 < argc) {
 			hosts = argv[++i];
@@ -352,6 +329,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
 			if (dur_parse(argv[++i], 1000000ull, &slice))
 				usage();
+		} else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
+			if (dur_parse(argv[++i], 1000000ull, &timeout) ||
+			    timeout < 1000000ull || timeout > 3600000000000ull)
+				usage();
+			agent_timeout_ms = timeout / 1000000;
+			timeout_given = 1;
 		} else if (!strcmp(argv[i], "-R")) {
 			ranks_only = 1;
 		} else if (!strcmp(argv[i], "-q")) {
@@ -379,7 +362,7 @@ int main(int argc, char **argv)
 	}
 	if (!njobs)
 		usage();
-	if (!hosts != !marks || ((remote || ranks_only) && !hosts))
+	if (!hosts != !marks || ((remote || ranks_only || timeout_given) && !hosts))
 		usage();
 	if (hosts) {
 		mark_name = split_marks(marks, &mark_values);
@@ -415,7 +398,7 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 		if (gang_remote_start(remote ? remote : "ssh", hosts, self,
 				      mark_name, mark_values)) {
-			gang_remote_stop();
+			gang_remote_stop(agent_timeout_ms);
 			return 1;
 		}
 	}
@@ -446,7 +429,7 @@ int main(int argc, char **argv)
 					prev != cur && !ranks_only ?
 					stop_job : NULL,
 					prev >= 0 ? &jobs[prev] : NULL,
-					GANG_SWITCH_TIMEOUT_MS);
+					agent_timeout_ms);
 
 			if (found < 0) {
 				fprintf(stderr, "gang: an agent failed: terminating the jobs\n");
@@ -515,7 +498,7 @@ int main(int argc, char **argv)
 	if (hosts) {
 		const struct gang_remote_stats *st = gang_remote_stats();
 
-		agents_failed += gang_remote_stop();
+		agents_failed += gang_remote_stop(agent_timeout_ms);
 		printf("gang agents: start_ms=%llu exchanges=%lu total_ms=%llu max_ms=%llu stopped=%llu continued=%llu failed=%d\n",
 		       (unsigned long long)st->start_ms,
 		       st->switches, (unsigned long long)st->total_ms,

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "gang_remote.h"
+#include "procfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,12 +40,12 @@
 #define LINE_LEN	256
 /* Agents answer within this, or count as failed (slow guests included). */
 #define START_TIMEOUT_MS	60000
-#define SWITCH_TIMEOUT_MS	20000
 
 /* ---- the agent ---------------------------------------------------- */
 
 static const char *values[MAX_VALUES];
 static int nvalues;
+static uid_t owner;		/* the jobs' user */
 
 /* Is @v one of the jobs' values? */
 static int known(const char *v)
@@ -57,84 +58,19 @@ static int known(const char *v)
 	return 0;
 }
 
-/*
- * The value of @mark in /proc/@pid/environ into @val (at most @len
- * bytes); 0 if found, -1 if absent or unreadable.
- */
-static int environ_value(pid_t pid, const char *mark, char *val, size_t len)
-{
-	size_t mlen = strlen(mark), cap = 0;
-	char path[64], *var = NULL;
-	int found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (getdelim(&var, &cap, '\0', f) > 0) {
-		if (!strncmp(var, mark, mlen) && var[mlen] == '=') {
-			snprintf(val, len, "%s", var + mlen + 1);
-			found = 0;
-		}
-	}
-	free(var);
-	fclose(f);
-	return found;
-}
-
-/*
- * What identifies a process across an exec: its parent, its start time
- * and where its environment lies (an exec moves it).  -1 if it is gone.
- */
-struct identity {
-	pid_t ppid;
-	unsigned long long start, env_start, env_end;
-};
-
-static int identity_of(pid_t pid, struct identity *id)
-{
-	char path[64], buf[2048], *p, *save = NULL;
-	unsigned long long f[52];
-	int n = 3, got;
-	FILE *f_;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f_ = fopen(path, "r");
-	if (!f_)
-		return -1;
-	got = fgets(buf, sizeof(buf), f_) != NULL;
-	fclose(f_);
-	/* The command name may hold spaces: fields count from the last ')'. */
-	p = got ? strrchr(buf, ')') : NULL;
-	if (!p)
-		return -1;
-	/* Field 3 is the state letter, 4 the parent, ... (proc(5)). */
-	for (p = strtok_r(p + 1, " \n", &save); p && n < 52;
-	     p = strtok_r(NULL, " \n", &save))
-		f[n++] = strtoull(p, NULL, 10);
-	if (n < 52)
-		return -1;
-	id->ppid = (pid_t)f[4];
-	id->start = f[22];
-	id->env_start = f[50];
-	id->env_end = f[51];
-	return 0;
-}
-
 /* Is @pid this process or one of its ancestors (which must run on)? */
 static int ancestor(pid_t pid)
 {
-	struct identity id;
+	struct proc_stat st;
 	pid_t up = getpid();
 	int depth;
 
 	for (depth = 0; up > 1 && depth < 64; depth++) {
 		if (up == pid)
 			return 1;
-		if (identity_of(up, &id))
+		if (proc_stat_read(up, &st))
 			return 0;
-		up = id.ppid;
+		up = st.ppid;
 	}
 	return 0;
 }
@@ -145,7 +81,7 @@ static int ancestor(pid_t pid)
  */
 struct seen {
 	pid_t pid;
-	struct identity id;
+	struct proc_stat id;		/* start time and environment place */
 	int job;			/* its value is a job's */
 	char val[VALUE_LEN];
 };
@@ -157,16 +93,20 @@ static struct seen seen[SEEN_SLOTS];
 static struct seen *look_up(pid_t pid, const char *mark)
 {
 	struct seen *e = &seen[pid % SEEN_SLOTS];
-	struct identity id;
+	struct proc_stat id;
+	uid_t uid;
 
-	if (identity_of(pid, &id))
+	/* An exec moves the environment: start and place identify it. */
+	if (proc_stat_read(pid, &id))
 		return NULL;
 	if (e->pid == pid && e->id.start == id.start &&
 	    e->id.env_start == id.env_start && e->id.env_end == id.env_end)
 		return e;
 	e->pid = pid;
 	e->id = id;
-	e->job = !environ_value(pid, mark, e->val, sizeof(e->val)) &&
+	/* Another user's job may use the same values: never touch it. */
+	e->job = !proc_real_uid(pid, &uid) && uid == owner &&
+		 !proc_environ_value(pid, mark, e->val, sizeof(e->val)) &&
 		 known(e->val) && !ancestor(pid);
 	return e;
 }
@@ -239,19 +179,25 @@ static int split_values(char *list, const char **out, int *n)
 	}
 }
 
-int gang_agent(const char *mark, char *value_list)
+int gang_agent(const char *mark, char *value_list, const char *uid)
 {
 	struct sigaction sa = { .sa_handler = agent_end };
 	int stopped, continued;
-	char line[LINE_LEN];
+	char line[LINE_LEN], *end;
 	size_t have = 0;
+	unsigned long u;
 	ssize_t n;
 
+	errno = 0;
+	u = strtoul(uid, &end, 10);
 	if (!*mark || strchr(mark, '=') ||
-	    split_values(value_list, values, &nvalues)) {
-		fprintf(stderr, "gang --agent: bad variable '%s' or values\n", mark);
+	    split_values(value_list, values, &nvalues) ||
+	    *uid < '0' || *uid > '9' || *end || errno || u != (uid_t)u) {
+		fprintf(stderr, "gang --agent: bad variable '%s', values or user '%s'\n",
+			mark, uid);
 		return 2;
 	}
+	owner = (uid_t)u;
 	/* No SA_RESTART: a termination signal ends the read below. */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -302,6 +248,7 @@ static int nagents;
 static char *remote_argv[32];
 static int remote_argc;
 static const char *agent_self, *agent_mark, *agent_values;
+static char agent_uid[24];
 static struct gang_remote_stats stats;
 
 static uint64_t now_ms(void)
@@ -312,7 +259,10 @@ static uint64_t now_ms(void)
 	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 }
 
-/* Fork "REMOTE HOST SELF --agent MARK VALUES", stdin and stdout @in, @out. */
+/*
+ * Fork "REMOTE HOST SELF --agent MARK VALUES UID", stdin and stdout @in,
+ * @out, in a process group of its own.
+ */
 static pid_t spawn(const char *host, int in, int out)
 {
 	char *argv[40];
@@ -330,6 +280,7 @@ static pid_t spawn(const char *host, int in, int out)
 	argv[i++] = "--agent";
 	argv[i++] = (char *)agent_mark;
 	argv[i++] = (char *)agent_values;
+	argv[i++] = agent_uid;
 	argv[i] = NULL;
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0)
 		_exit(127);
@@ -364,6 +315,8 @@ int gang_remote_start(const char *remote, const char *hosts,
 	agent_values = strdup(value_list);
 	if (!agent_self || !agent_mark || !agent_values)
 		return -1;
+	/* The agents touch only this user's processes. */
+	snprintf(agent_uid, sizeof(agent_uid), "%lu", (unsigned long)getuid());
 	save = NULL;
 	for (h = strtok_r(hl, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
 		struct agent *a = &agents[nagents];
@@ -483,8 +436,32 @@ void gang_remote_close_fds(void)
 	}
 }
 
-int gang_remote_stop(void)
+/*
+ * Reap @pid by @deadline; if it is still there, terminate its process
+ * group (the remote shell: the agent beyond it sees its channel end) and
+ * return -1.
+ */
+static int reap_by(pid_t pid, uint64_t deadline)
 {
+	for (;;) {
+		pid_t got = waitpid(pid, NULL, WNOHANG);
+
+		if (got == pid || (got < 0 && errno != EINTR))
+			return 0;
+		if (now_ms() >= deadline)
+			break;
+		usleep(10000);
+	}
+	kill(-pid, SIGTERM);
+	usleep(200000);
+	kill(-pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+int gang_remote_stop(int timeout_ms)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
 	int i, failed = 0, devnull;
 	pid_t pid;
 
@@ -494,7 +471,11 @@ int gang_remote_stop(void)
 		close(agents[i].from);
 	}
 	for (i = 0; i < nagents; i++)
-		waitpid(agents[i].pid, NULL, 0);
+		if (reap_by(agents[i].pid, deadline)) {
+			fprintf(stderr, "gang: agent on %s: did not end in time\n",
+				agents[i].host);
+			agents[i].failed = 1;
+		}
 	/*
 	 * A failed agent may have died with ranks stopped: a fresh one, its
 	 * input at once at EOF, continues them.
@@ -505,8 +486,9 @@ int gang_remote_stop(void)
 			continue;
 		failed++;
 		pid = devnull < 0 ? -1 : spawn(agents[i].host, devnull, 2);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
+		if (pid > 0 && reap_by(pid, now_ms() + timeout_ms))
+			fprintf(stderr, "gang: the new agent on %s: did not end in time\n",
+				agents[i].host);
 	}
 	if (devnull >= 0)
 		close(devnull);

@@ -8,8 +8,11 @@
 
 #include <stdint.h>
 
-/* An agent that does not answer a switch within this has failed. */
-#define GANG_SWITCH_TIMEOUT_MS	20000
+/*
+ * By default an agent that does not answer a switch, or end once told,
+ * within this has failed.
+ */
+#define GANG_AGENT_TIMEOUT_MS	20000
 
 struct gang_remote_stats {
 	uint64_t start_ms;		/* the agents' start, before the jobs */
@@ -19,18 +22,20 @@ struct gang_remote_stats {
 };
 
 /*
- * gang --agent MARK V1,V2,...: read "run V" lines on stdin; for each,
- * stop the processes whose environment has MARK set to another of the
- * values, then continue those with MARK=V, and answer "ok stopped=S
- * continued=C".  At EOF or SIGTERM, SIGHUP, SIGINT continue every
- * process of the values; returns the exit status.  @value_list is cut up.
+ * gang --agent MARK V1,V2,... UID: read "run V" lines on stdin; for each,
+ * stop the processes of user @uid whose environment has MARK set to
+ * another of the values, then continue those with MARK=V, and answer
+ * "ok stopped=S continued=C".  At EOF or SIGTERM, SIGHUP, SIGINT continue
+ * every process of the values; returns the exit status.  @value_list is
+ * cut up.
  */
-int gang_agent(const char *mark, char *value_list);
+int gang_agent(const char *mark, char *value_list, const char *uid);
 
 /*
- * Start "REMOTE HOST SELF --agent MARK VALUES" for each host of the
- * comma-separated @hosts (@remote split on spaces, e.g. "ssh" or
- * "cosched-rexec") and wait until each answers.  0, or -1 said on stderr.
+ * Start "REMOTE HOST SELF --agent MARK VALUES UID" (UID: ours) for each
+ * host of the comma-separated @hosts (@remote split on spaces, e.g. "ssh"
+ * or "cosched-rexec") and wait until each answers.  0, or -1 said on
+ * stderr.
  */
 int gang_remote_start(const char *remote, const char *hosts,
 		      const char *self, const char *mark,
@@ -51,10 +56,11 @@ void gang_remote_close_fds(void);
 
 /*
  * Close the agents' channels (each continues the jobs' processes and
- * exits) and reap them; on each failed agent's host start a new one with
- * no input, which does the same.  Returns how many agents had failed.
+ * exits) and reap them, terminating the remote shell of one still there
+ * after @timeout_ms; on each failed agent's host start a new one with no
+ * input, which does the same.  Returns how many agents had failed.
  */
-int gang_remote_stop(void);
+int gang_remote_stop(int timeout_ms);
 
 const struct gang_remote_stats *gang_remote_stats(void);
 

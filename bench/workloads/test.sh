@@ -36,6 +36,8 @@ done
 
 ok() { echo "ok - $*"; passed=$((passed + 1)); }
 nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '#   %s\n' "$l"; done; failed=$((failed + 1)); }
+skip() { echo "ok - $1 # SKIP $2"; skipped=$((skipped + 1)); }
+skipped=0
 
 # mpirun MPI RANKS PROGRAM ARGS...: stdout (stderr kept in $err).
 err=$(mktemp)
@@ -341,14 +343,70 @@ if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q 'agent on hostx: gone'; then
 else
 	nok "gang -H: an agent that does not start fails gang before any job" "status $st" "$out"
 fi
+# The agent itself: only its user's processes with a job's value, never
+# another user's with the same value (agents run as root at sites).
+GANG_TEST_JOB=r0 setsid sleep 4 &
+a0=$!
+GANG_TEST_JOB=r1 setsid sleep 4 &
+a1=$!
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	GANG_TEST_JOB=r1 setsid setpriv --reuid=65534 --regid=65534 --clear-groups sleep 4 &
+	ax=$!
+	want='ok stopped=1 continued=1'
+else
+	ax=
+	want=
+fi
+sleep 0.2
+out=$(printf 'run r0\n' | "$B/gang" --agent GANG_TEST_JOB r0,r1 "$(id -u)" 2>&1)
+st=$?
+after="a1=$(ps -o stat= -p $a1)"
+kill $a0 $a1 $ax 2>/dev/null
+wait $a0 $a1 $ax 2>/dev/null
+if [ -z "$want" ]; then
+	skip "gang --agent: another user's process with a job's value is left alone" "needs root and setpriv"
+elif [ "$st" = 0 ] && [ "$out" = "$want" ] && ! printf '%s\n' "$after" | grep -q '=T'; then
+	ok "gang --agent: another user's process with a job's value is left alone; its own are stopped and continued, all continued at EOF"
+else
+	nok "gang --agent: another user's process with a job's value is left alone" "status $st" "$out (want: $want)" "after: $after"
+fi
+if "$B/gang" --agent GANG_TEST_JOB r0,r1 xyz </dev/null >/dev/null 2>&1 ||
+   "$B/gang" --agent GANG_TEST_JOB r0,r1 -1 </dev/null >/dev/null 2>&1 ||
+   "$B/gang" --agent GANG_TEST_JOB r0,r1 99999999999 </dev/null >/dev/null 2>&1; then
+	nok "gang --agent: a bad user id is an error"
+else
+	ok "gang --agent: a bad user id is an error"
+fi
+# An agent that answers the start, then neither a switch nor its end of
+# input: gang gives up after -t, terminates it and the jobs, and fails in
+# about a second, not after the agent's minute.
+printf '#!/bin/sh\nread l; echo "ok stopped=0 continued=0"; exec sleep 60\n' >"$tmpg/silent"
+chmod +x "$tmpg/silent"
+t0=$(date +%s)
+out=$("$B/gang" -t 300ms -s 50ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/silent" \
+	-- sleep 30 -- sleep 30 2>&1)
+st=$?
+took=$(( $(date +%s) - t0 ))
+left=$(pgrep -f "^sleep 60$" | wc -l)
+if [ "$st" != 0 ] && [ "$took" -lt 20 ] && [ "$left" = 0 ] &&
+   printf '%s\n' "$out" | grep -q 'agent on hostx: no answer in time' &&
+   printf '%s\n' "$out" | grep -q 'agent on hostx: did not end in time' &&
+   printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=[1-9]'; then
+	ok "gang -t: an agent silent at a switch and at the end fails gang within the timeout, is terminated, and the jobs end"
+else
+	nok "gang -t: an agent silent at a switch and at the end fails gang within the timeout" "status $st, ${took}s, $left sleepers left" "$out"
+	pkill -f "^sleep 60$"
+fi
 if "$B/gang" -H hostx -- true >/dev/null 2>&1 ||
    "$B/gang" -H hostx -k M=a,b -- true >/dev/null 2>&1 ||
    "$B/gang" -H hostx -k M=a,a -- true -- true >/dev/null 2>&1 ||
    "$B/gang" -r ssh -- true >/dev/null 2>&1 || "$B/gang" -R -- true >/dev/null 2>&1 ||
+   "$B/gang" -t 1s -- true >/dev/null 2>&1 ||
+   "$B/gang" -t 0 -H hostx -k M=a -- true >/dev/null 2>&1 ||
    GANG_TEST_JOB=a "$B/gang" -H hostx -k GANG_TEST_JOB=a -r "$tmpg/here" -- true >/dev/null 2>&1; then
-	nok "gang: -H without -k, a value per job missing or repeated, -r or -R without -H, or the mark in gang's own environment is an error"
+	nok "gang: -H without -k, a value per job missing or repeated, -r, -R or -t without -H, a zero -t, or the mark in gang's own environment is an error"
 else
-	ok "gang: -H without -k, a value per job missing or repeated, -r or -R without -H, or the mark in gang's own environment is an error"
+	ok "gang: -H without -k, a value per job missing or repeated, -r, -R or -t without -H, a zero -t, or the mark in gang's own environment is an error"
 fi
 rm -rf "$tmpg"
 if "$B/gang" -s 10ms >/dev/null 2>&1 || "$B/gang" -s xyz -- true >/dev/null 2>&1; then
@@ -418,5 +476,5 @@ else
 	nok "mixes: every file well formed" "$bad"
 fi
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
