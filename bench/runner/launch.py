@@ -190,10 +190,10 @@ def gang_argv(paths, cluster, col, cmds, jobids):
 def start_gang(paths, cluster, col, cmds, jobids, logbase, t0):
     """Start gang_argv(); returns its Popen and the jobs' pids (its
     children but its agents, in the order it started them; the agents
-    answered before the first job was forked)."""
+    answered before the first job was forked: they have 60 s)."""
     p = start(gang_argv(paths, cluster, col, cmds, jobids), logbase + "_gang")
     pids = []
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 70
     while time.monotonic() < deadline and p.poll() is None:
         kids = sorted(c for c in procs.descendants(p.pid)
                       if procs.ppid_of(c) == p.pid and

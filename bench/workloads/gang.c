@@ -29,7 +29,8 @@
  * their environment, -k MARK=V1,V2,... giving each job's value in the
  * order of the jobs (gang_remote.c), and only processes of gang's user.
  * A switch waits for every agent's answer, up to -t (20 s by default);
- * an agent late or gone fails gang, which terminates the jobs.
+ * an agent late or gone fails gang, which terminates the jobs.  An agent
+ * still there 10 s after gang closed its channel is terminated.
  * With -R only the ranks are stopped, through the agents (this host's
  * too), never the jobs' trees: mpiexec, its remote shells and MPI's
  * daemons run on, as Slurm's step daemons do (Open MPI did not start
@@ -89,8 +90,8 @@ static void usage(void)
 		"  -k  on those hosts a job's processes have MARK=V in their environment,\n"
 		"      one V per job in the jobs' order (-p jobs first), all different\n"
 		"  -r  the remote shell for -H, split on spaces (default ssh)\n"
-		"  -t  with -H: an agent that takes longer to answer a switch or to\n"
-		"      end has failed (default 20s; 1ms to 1h)\n"
+		"  -t  with -H: an agent that takes longer to answer a switch has\n"
+		"      failed (default 20s, a bare number is ms; 1ms to 60min)\n"
 		"  -R  with -H: stop and continue the jobs' ranks only, through the agents\n"
 		"      (list this host in -H too); launchers and MPI daemons run on\n"
 		"  --agent  be the agent: lines \"run V\" on stdin, see gang_remote.c\n"
@@ -282,12 +283,14 @@ static char *split_marks(char *spec, char **list)
 
 /*
  * Terminate the jobs gang started, continue every job (here and, through
- * the agents, on the other hosts) and reap: an interrupt, or an agent
- * lost, which leaves the jobs' fate unknown.
+ * the agents, on the other hosts) and reap, killing what is left after
+ * 10 s: an interrupt, or an agent lost, which leaves the jobs' fate
+ * unknown.  Returns how many agents had failed.
  */
-static void abort_jobs(void)
+static int abort_jobs(void)
 {
-	int i;
+	uint64_t deadline = dur_now() + 10000000000ull;
+	int i, failed;
 
 	for (i = 0; i < njobs; i++) {
 		if (jobs[i].done)
@@ -296,9 +299,16 @@ static void abort_jobs(void)
 			signal_job(&jobs[i], SIGTERM);
 		signal_job(&jobs[i], SIGCONT);
 	}
-	gang_remote_stop(agent_timeout_ms);
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
+	failed = gang_remote_stop();
+	while (waitpid(-1, NULL, WNOHANG) > 0 || errno == EINTR ||
+	       (errno != ECHILD && dur_now() < deadline)) {
+		errno = 0;
+		usleep(10000);
+	}
+	for (i = 0; errno != ECHILD && i < njobs; i++)
+		if (jobs[i].argv && !jobs[i].done)
+			signal_job(&jobs[i], SIGKILL);
+	return failed;
 }
 
 static void stop_job(void *arg)
@@ -397,8 +407,9 @@ int main(int argc, char **argv)
 		/* An agent gone is an error to report, not a death. */
 		signal(SIGPIPE, SIG_IGN);
 		if (gang_remote_start(remote ? remote : "ssh", hosts, self,
-				      mark_name, mark_values)) {
-			gang_remote_stop(agent_timeout_ms);
+				      mark_name, mark_values,
+				      agent_timeout_ms)) {
+			gang_remote_stop();
 			return 1;
 		}
 	}
@@ -433,8 +444,7 @@ int main(int argc, char **argv)
 
 			if (found < 0) {
 				fprintf(stderr, "gang: an agent failed: terminating the jobs\n");
-				agents_failed = 1;
-				abort_jobs();
+				agents_failed = abort_jobs();
 				break;
 			}
 			if (found > 0)
@@ -498,7 +508,7 @@ int main(int argc, char **argv)
 	if (hosts) {
 		const struct gang_remote_stats *st = gang_remote_stats();
 
-		agents_failed += gang_remote_stop(agent_timeout_ms);
+		agents_failed += gang_remote_stop();
 		printf("gang agents: start_ms=%llu exchanges=%lu total_ms=%llu max_ms=%llu stopped=%llu continued=%llu failed=%d\n",
 		       (unsigned long long)st->start_ms,
 		       st->switches, (unsigned long long)st->total_ms,

@@ -7,15 +7,18 @@
  * A job's ranks on another host are not in the launcher's process tree;
  * they are found by a variable of their environment (MARK=VALUE, e.g.
  * COSCHED_JOB=3, which cosched-run puts in every rank's), and only the
- * values gang names (its jobs') are touched.  gang starts
- * "REMOTE HOST gang --agent MARK V1,V2,..." for each host, and at each
- * switch writes "run VALUE" to every agent and waits for its "ok": the
- * agent has then stopped the processes of every other job and, after
- * that, continued those of VALUE.  All of it is looked up again at each
- * switch, so ranks started since are caught at the next one.  When the
- * channel closes (gang's end or death) or the agent is told to terminate
- * (SIGTERM, SIGHUP, SIGINT), it continues every process of the jobs and
- * exits: nothing stays stopped.
+ * values gang names (its jobs') are touched, and only processes whose
+ * real user is gang's: gang starts "REMOTE HOST gang --agent MARK
+ * V1,V2,... UID" for each host.  An agent started as root becomes UID
+ * before anything else, so the kernel's own permission checks keep it to
+ * that user's processes.  At each switch gang writes "run VALUE" to
+ * every agent and waits for its "ok": the agent has then stopped the
+ * processes of every other job and, after that, continued those of
+ * VALUE.  All of it is looked up again at each switch, so ranks started
+ * since are caught at the next one.  When the channel closes (gang's end
+ * or death) or the agent is told to terminate (SIGTERM, SIGHUP, SIGINT),
+ * it continues every process of the jobs and exits: nothing stays
+ * stopped.
  */
 #define _GNU_SOURCE
 #include "gang_remote.h"
@@ -24,7 +27,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +87,8 @@ static int ancestor(pid_t pid)
 struct seen {
 	pid_t pid;
 	struct proc_stat id;		/* start time and environment place */
-	int job;			/* its value is a job's */
+	int marked;			/* its value is a job's */
+	int job;			/* and its user gang's, at this look */
 	char val[VALUE_LEN];
 };
 
@@ -99,25 +105,30 @@ static struct seen *look_up(pid_t pid, const char *mark)
 	/* An exec moves the environment: start and place identify it. */
 	if (proc_stat_read(pid, &id))
 		return NULL;
-	if (e->pid == pid && e->id.start == id.start &&
-	    e->id.env_start == id.env_start && e->id.env_end == id.env_end)
-		return e;
-	e->pid = pid;
-	e->id = id;
-	/* Another user's job may use the same values: never touch it. */
-	e->job = !proc_real_uid(pid, &uid) && uid == owner &&
-		 !proc_environ_value(pid, mark, e->val, sizeof(e->val)) &&
-		 known(e->val) && !ancestor(pid);
+	if (e->pid != pid || e->id.start != id.start ||
+	    e->id.env_start != id.env_start || e->id.env_end != id.env_end) {
+		e->pid = pid;
+		e->id = id;
+		e->marked = !proc_environ_value(pid, mark, e->val,
+						sizeof(e->val)) &&
+			    known(e->val) && !ancestor(pid);
+	}
+	/*
+	 * Another user's job may use the same values: never touch it.  Read
+	 * at every look, as a process may change its user without an exec.
+	 */
+	e->job = e->marked && !proc_real_uid(pid, &uid) && uid == owner;
 	return e;
 }
 
 /*
  * The jobs' processes: those of @run (NULL: every job) continued, after
  * every other job's are stopped, so that no two jobs run at once here.
- * Counts in *@stopped and *@continued.
+ * Counts in *@stopped and *@continued, and in *@foreign the processes
+ * with a job's value that belong to another user (left alone).
  */
 static void apply(const char *mark, const char *run, int *stopped,
-		  int *continued)
+		  int *continued, int *foreign)
 {
 	static pid_t go[32768];
 	int ngo = 0, i;
@@ -125,7 +136,7 @@ static void apply(const char *mark, const char *run, int *stopped,
 	struct seen *e;
 	DIR *dir;
 
-	*stopped = *continued = 0;
+	*stopped = *continued = *foreign = 0;
 	dir = opendir("/proc");
 	if (!dir)
 		return;
@@ -136,6 +147,8 @@ static void apply(const char *mark, const char *run, int *stopped,
 		if (*end || v <= 1)
 			continue;
 		e = look_up((pid_t)v, mark);
+		if (e && e->marked && !e->job)
+			(*foreign)++;
 		if (!e || !e->job)
 			continue;
 		if (!run || !strcmp(e->val, run)) {
@@ -179,10 +192,33 @@ static int split_values(char *list, const char **out, int *n)
 	}
 }
 
+/*
+ * An agent started as root becomes @uid (with its passwd entry's group,
+ * no supplementary groups): it can then signal no other user's
+ * processes, whatever it finds in /proc.  0, or -1 said on stderr.
+ */
+static int become(uid_t uid)
+{
+	struct passwd *pw;
+	gid_t gid;
+
+	if (geteuid() != 0 || uid == 0)
+		return 0;
+	pw = getpwuid(uid);
+	gid = pw ? pw->pw_gid : (gid_t)uid;
+	if (setgroups(0, NULL) || setresgid(gid, gid, gid) ||
+	    setresuid(uid, uid, uid)) {
+		fprintf(stderr, "gang --agent: becoming user %lu: %s\n",
+			(unsigned long)uid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int gang_agent(const char *mark, char *value_list, const char *uid)
 {
 	struct sigaction sa = { .sa_handler = agent_end };
-	int stopped, continued;
+	int stopped, continued, foreign;
 	char line[LINE_LEN], *end;
 	size_t have = 0;
 	unsigned long u;
@@ -192,12 +228,15 @@ int gang_agent(const char *mark, char *value_list, const char *uid)
 	u = strtoul(uid, &end, 10);
 	if (!*mark || strchr(mark, '=') ||
 	    split_values(value_list, values, &nvalues) ||
-	    *uid < '0' || *uid > '9' || *end || errno || u != (uid_t)u) {
+	    *uid < '0' || *uid > '9' || *end || errno || u != (uid_t)u ||
+	    (uid_t)u == (uid_t)-1) {
 		fprintf(stderr, "gang --agent: bad variable '%s', values or user '%s'\n",
 			mark, uid);
 		return 2;
 	}
 	owner = (uid_t)u;
+	if (become(owner))
+		return 1;
 	/* No SA_RESTART: a termination signal ends the read below. */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -221,14 +260,14 @@ int gang_agent(const char *mark, char *value_list, const char *uid)
 		if (strncmp(line, "run ", 4) || !line[4]) {
 			dprintf(1, "error %s\n", line);
 		} else {
-			apply(mark, line + 4, &stopped, &continued);
-			dprintf(1, "ok stopped=%d continued=%d\n", stopped,
-				continued);
+			apply(mark, line + 4, &stopped, &continued, &foreign);
+			dprintf(1, "ok stopped=%d continued=%d foreign=%d\n",
+				stopped, continued, foreign);
 		}
 		have -= nl + 1 - line;
 		memmove(line, nl + 1, have);
 	}
-	apply(mark, NULL, &stopped, &continued);
+	apply(mark, NULL, &stopped, &continued, &foreign);
 	return 0;
 }
 
@@ -239,6 +278,7 @@ struct agent {
 	pid_t pid;
 	int to, from;
 	int failed;
+	int warned;		/* said that it found another user's */
 	char buf[LINE_LEN];
 	size_t have;
 };
@@ -271,6 +311,8 @@ static pid_t spawn(const char *host, int in, int out)
 	int i;
 
 	pid = fork();
+	if (pid > 0)
+		setpgid(pid, pid);	/* either side may win the race */
 	if (pid)
 		return pid;
 	for (i = 0; i < remote_argc; i++)
@@ -296,7 +338,8 @@ static pid_t spawn(const char *host, int in, int out)
 }
 
 int gang_remote_start(const char *remote, const char *hosts,
-		      const char *self, const char *mark, const char *value_list)
+		      const char *self, const char *mark, const char *value_list,
+		      int timeout_ms)
 {
 	char *rem = strdup(remote), *hl = strdup(hosts), *h, *save = NULL;
 
@@ -343,7 +386,8 @@ int gang_remote_start(const char *remote, const char *hosts,
 		}
 	}
 	/* The first exchange tells that every agent is up; not a switch. */
-	if (gang_remote_switch(NULL, NULL, NULL, START_TIMEOUT_MS) < 0)
+	if (gang_remote_switch(NULL, NULL, NULL, timeout_ms > START_TIMEOUT_MS ?
+			       timeout_ms : START_TIMEOUT_MS) < 0)
 		return -1;
 	stats.start_ms = stats.total_ms;
 	stats.switches = stats.total_ms = stats.max_ms = 0;
@@ -391,7 +435,7 @@ int gang_remote_switch(const char *value, void (*between)(void *),
 {
 	uint64_t t0 = now_ms(), deadline = t0 + timeout_ms, took;
 	char line[LINE_LEN], req[LINE_LEN];
-	int i, err = 0, len, s, c, continued = 0;
+	int i, err = 0, len, s, c, f, continued = 0;
 
 	/* "run -": a value no job has, so every job stops. */
 	len = snprintf(req, sizeof(req), "run %s\n", value ? value : "-");
@@ -405,10 +449,16 @@ int gang_remote_switch(const char *value, void (*between)(void *),
 		struct agent *a = &agents[i];
 
 		if (!a->failed && read_answer(a, line, deadline) == 0 &&
-		    sscanf(line, "ok stopped=%d continued=%d", &s, &c) == 2) {
+		    sscanf(line, "ok stopped=%d continued=%d foreign=%d",
+			   &s, &c, &f) == 3) {
 			stats.stopped += s;
 			stats.continued += c;
 			continued += c;
+			if (f && !a->warned) {
+				fprintf(stderr, "gang: agent on %s: %d processes with a job's value belong to another user: left alone\n",
+					a->host, f);
+				a->warned = 1;
+			}
 			continue;
 		}
 		if (!a->failed)
@@ -438,32 +488,41 @@ void gang_remote_close_fds(void)
 
 /*
  * Reap @pid by @deadline; if it is still there, terminate its process
- * group (the remote shell: the agent beyond it sees its channel end) and
- * return -1.
+ * group (the remote shell: the agent beyond it sees its channel end),
+ * give it 2 s to continue what it stopped, then kill it; -1 if it had to
+ * be told.
  */
 static int reap_by(pid_t pid, uint64_t deadline)
 {
+	static const int step_sig[] = { SIGTERM, SIGKILL };
+	static const int step_ms[] = { 2000, 1000 };
+	unsigned int step = 0;
+
+	if (pid <= 0)
+		return 0;
 	for (;;) {
 		pid_t got = waitpid(pid, NULL, WNOHANG);
 
 		if (got == pid || (got < 0 && errno != EINTR))
-			return 0;
-		if (now_ms() >= deadline)
-			break;
-		usleep(10000);
+			return step ? -1 : 0;
+		if (now_ms() < deadline) {
+			usleep(10000);
+			continue;
+		}
+		/* Killed and still not reaped: leave it, never hang. */
+		if (step == 2)
+			return -1;
+		if (kill(-pid, step_sig[step]) && errno == ESRCH)
+			kill(pid, step_sig[step]);
+		deadline = now_ms() + step_ms[step++];
 	}
-	kill(-pid, SIGTERM);
-	usleep(200000);
-	kill(-pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
 }
 
-int gang_remote_stop(int timeout_ms)
+int gang_remote_stop(void)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = now_ms() + GANG_AGENT_END_MS;
 	int i, failed = 0, devnull;
-	pid_t pid;
+	pid_t fresh[MAX_HOSTS];
 
 	/* EOF: each agent continues the jobs' processes and exits. */
 	for (i = 0; i < nagents; i++) {
@@ -478,20 +537,25 @@ int gang_remote_stop(int timeout_ms)
 		}
 	/*
 	 * A failed agent may have died with ranks stopped: a fresh one, its
-	 * input at once at EOF, continues them.
+	 * input at once at EOF, continues them.  All at once, with one
+	 * deadline.
 	 */
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (i = 0; i < nagents; i++) {
+		fresh[i] = -1;
 		if (!agents[i].failed)
 			continue;
 		failed++;
-		pid = devnull < 0 ? -1 : spawn(agents[i].host, devnull, 2);
-		if (pid > 0 && reap_by(pid, now_ms() + timeout_ms))
-			fprintf(stderr, "gang: the new agent on %s: did not end in time\n",
-				agents[i].host);
+		if (devnull >= 0)
+			fresh[i] = spawn(agents[i].host, devnull, 2);
 	}
 	if (devnull >= 0)
 		close(devnull);
+	deadline = now_ms() + GANG_AGENT_END_MS;
+	for (i = 0; i < nagents; i++)
+		if (fresh[i] > 0 && reap_by(fresh[i], deadline))
+			fprintf(stderr, "gang: the new agent on %s: did not end in time\n",
+				agents[i].host);
 	nagents = 0;
 	return failed;
 }

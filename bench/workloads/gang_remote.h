@@ -8,11 +8,14 @@
 
 #include <stdint.h>
 
-/*
- * By default an agent that does not answer a switch, or end once told,
- * within this has failed.
- */
+/* By default an agent that does not answer a switch within this failed. */
 #define GANG_AGENT_TIMEOUT_MS	20000
+/*
+ * An agent still there this long after its channel closed is terminated
+ * (as is a fresh one started for a failed agent): with the 2 s it then
+ * has, gang's end takes at most about 2 x 12 s.
+ */
+#define GANG_AGENT_END_MS	10000
 
 struct gang_remote_stats {
 	uint64_t start_ms;		/* the agents' start, before the jobs */
@@ -22,10 +25,11 @@ struct gang_remote_stats {
 };
 
 /*
- * gang --agent MARK V1,V2,... UID: read "run V" lines on stdin; for each,
- * stop the processes of user @uid whose environment has MARK set to
- * another of the values, then continue those with MARK=V, and answer
- * "ok stopped=S continued=C".  At EOF or SIGTERM, SIGHUP, SIGINT continue
+ * gang --agent MARK V1,V2,... UID: become user @uid if root; read "run V"
+ * lines on stdin; for each, stop the processes of user @uid whose
+ * environment has MARK set to another of the values, then continue those
+ * with MARK=V, and answer "ok stopped=S continued=C foreign=F" (F:
+ * processes with one of the values but another user, left alone).  At EOF or SIGTERM, SIGHUP, SIGINT continue
  * every process of the values; returns the exit status.  @value_list is
  * cut up.
  */
@@ -34,12 +38,12 @@ int gang_agent(const char *mark, char *value_list, const char *uid);
 /*
  * Start "REMOTE HOST SELF --agent MARK VALUES UID" (UID: ours) for each
  * host of the comma-separated @hosts (@remote split on spaces, e.g. "ssh"
- * or "cosched-rexec") and wait until each answers.  0, or -1 said on
- * stderr.
+ * or "cosched-rexec") and wait until each answers, up to 60 s or
+ * @timeout_ms if longer.  0, or -1 said on stderr.
  */
 int gang_remote_start(const char *remote, const char *hosts,
 		      const char *self, const char *mark,
-		      const char *value_list);
+		      const char *value_list, int timeout_ms);
 
 /*
  * Tell every agent that the job marked @value runs (NULL: none), call
@@ -56,11 +60,12 @@ void gang_remote_close_fds(void);
 
 /*
  * Close the agents' channels (each continues the jobs' processes and
- * exits) and reap them, terminating the remote shell of one still there
- * after @timeout_ms; on each failed agent's host start a new one with no
- * input, which does the same.  Returns how many agents had failed.
+ * exits) and reap them, terminating one still there after
+ * GANG_AGENT_END_MS (its remote shell's process group); on each failed
+ * agent's host start a new one with no input, which does the same.
+ * Returns how many agents had failed.
  */
-int gang_remote_stop(int timeout_ms);
+int gang_remote_stop(void);
 
 const struct gang_remote_stats *gang_remote_stats(void);
 

@@ -5,9 +5,11 @@
 #define _GNU_SOURCE
 #include "procfs.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Fields are numbered from 1 as in proc(5); 51 is the last one we need. */
 #define LAST_FIELD	51
@@ -16,17 +18,24 @@ int proc_stat_read(pid_t pid, struct proc_stat *st)
 {
 	unsigned long long field[LAST_FIELD + 1] = { 0 };
 	char path[64], buf[2048], *p, *save = NULL;
-	int n = 3, got;
-	FILE *f;
+	ssize_t len;
+	int n = 3, fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	got = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	/* The command name may hold spaces and ')': fields follow the last. */
-	p = got ? strrchr(buf, ')') : NULL;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	/*
+	 * The command name is printed raw: it may hold spaces, ')' and even
+	 * newlines (one line would end inside it).  The fields follow the
+	 * last ')' of the whole file.
+	 */
+	p = strrchr(buf, ')');
 	if (!p)
 		return -1;
 	p = strtok_r(p + 1, " \n", &save);
