@@ -325,7 +325,8 @@ def finish(running, background, gang, mon, mon_thread, monitor, logbase, t0,
         if timed_out:
             procs.kill_tree(gang.pid)
         try:
-            gang.wait(timeout=30)
+            # gang's own end is bounded: its agents' (26 s), its jobs' (10 s).
+            gang.wait(timeout=60)
         except subprocess.TimeoutExpired:
             procs.kill_tree(gang.pid)
             gang.wait()

@@ -487,73 +487,90 @@ void gang_remote_close_fds(void)
 }
 
 /*
- * Reap @pid by @deadline; if it is still there, terminate its process
- * group (the remote shell: the agent beyond it sees its channel end),
- * give it 2 s to continue what it stopped, then kill it; -1 if it had to
- * be told.
+ * Reap the @n processes of @pid (those <= 0 are not there) within
+ * GANG_AGENT_END_MS; then terminate the process groups of those left
+ * (the remote shells: the agents beyond them see their channels end),
+ * give them 2 s together to continue what they stopped, kill them, and
+ * give up 1 s later: never a wait without end, never more than about
+ * 13 s however many.  @late[i] is set for each one that had to be told.
  */
-static int reap_by(pid_t pid, uint64_t deadline)
+static void reap_all(pid_t *pid, int n, int *late)
 {
 	static const int step_sig[] = { SIGTERM, SIGKILL };
 	static const int step_ms[] = { 2000, 1000 };
+	uint64_t deadline = now_ms() + GANG_AGENT_END_MS;
 	unsigned int step = 0;
+	int i, left;
 
-	if (pid <= 0)
-		return 0;
 	for (;;) {
-		pid_t got = waitpid(pid, NULL, WNOHANG);
+		for (i = 0, left = 0; i < n; i++) {
+			pid_t got;
 
-		if (got == pid || (got < 0 && errno != EINTR))
-			return step ? -1 : 0;
+			if (pid[i] <= 0)
+				continue;
+			got = waitpid(pid[i], NULL, WNOHANG);
+			if (got == pid[i] || (got < 0 && errno != EINTR))
+				pid[i] = 0;
+			else
+				left++;
+		}
+		if (!left)
+			return;
 		if (now_ms() < deadline) {
 			usleep(10000);
 			continue;
 		}
-		/* Killed and still not reaped: leave it, never hang. */
+		/* Killed and still not reaped: leave them. */
 		if (step == 2)
-			return -1;
-		if (kill(-pid, step_sig[step]) && errno == ESRCH)
-			kill(pid, step_sig[step]);
+			return;
+		for (i = 0; i < n; i++) {
+			if (pid[i] <= 0)
+				continue;
+			late[i] = 1;
+			if (kill(-pid[i], step_sig[step]) && errno == ESRCH)
+				kill(pid[i], step_sig[step]);
+		}
 		deadline = now_ms() + step_ms[step++];
 	}
 }
 
 int gang_remote_stop(void)
 {
-	uint64_t deadline = now_ms() + GANG_AGENT_END_MS;
-	int i, failed = 0, devnull;
-	pid_t fresh[MAX_HOSTS];
+	int i, failed = 0, devnull, late[MAX_HOSTS] = { 0 };
+	pid_t pid[MAX_HOSTS];
 
 	/* EOF: each agent continues the jobs' processes and exits. */
 	for (i = 0; i < nagents; i++) {
 		close(agents[i].to);
 		close(agents[i].from);
+		pid[i] = agents[i].pid;
 	}
+	reap_all(pid, nagents, late);
 	for (i = 0; i < nagents; i++)
-		if (reap_by(agents[i].pid, deadline)) {
+		if (late[i]) {
 			fprintf(stderr, "gang: agent on %s: did not end in time\n",
 				agents[i].host);
 			agents[i].failed = 1;
 		}
 	/*
 	 * A failed agent may have died with ranks stopped: a fresh one, its
-	 * input at once at EOF, continues them.  All at once, with one
-	 * deadline.
+	 * input at once at EOF, continues them.  All at once.
 	 */
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (i = 0; i < nagents; i++) {
-		fresh[i] = -1;
+		pid[i] = -1;
+		late[i] = 0;
 		if (!agents[i].failed)
 			continue;
 		failed++;
 		if (devnull >= 0)
-			fresh[i] = spawn(agents[i].host, devnull, 2);
+			pid[i] = spawn(agents[i].host, devnull, 2);
 	}
 	if (devnull >= 0)
 		close(devnull);
-	deadline = now_ms() + GANG_AGENT_END_MS;
+	reap_all(pid, nagents, late);
 	for (i = 0; i < nagents; i++)
-		if (fresh[i] > 0 && reap_by(fresh[i], deadline))
+		if (late[i])
 			fprintf(stderr, "gang: the new agent on %s: did not end in time\n",
 				agents[i].host);
 	nagents = 0;

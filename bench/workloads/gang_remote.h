@@ -11,9 +11,9 @@
 /* By default an agent that does not answer a switch within this failed. */
 #define GANG_AGENT_TIMEOUT_MS	20000
 /*
- * An agent still there this long after its channel closed is terminated
- * (as is a fresh one started for a failed agent): with the 2 s it then
- * has, gang's end takes at most about 2 x 12 s.
+ * Agents still there this long after their channels closed are
+ * terminated (as are fresh ones started for failed agents): with the 3 s
+ * they then have, gang's end takes at most about 2 x 13 s.
  */
 #define GANG_AGENT_END_MS	10000
 

@@ -422,11 +422,12 @@ if "$B/gang" --agent GANG_TEST_JOB r0,r1 xyz </dev/null >/dev/null 2>&1 ||
 else
 	ok "gang --agent: a bad user id is an error"
 fi
-# An agent that answers the start, then neither a switch nor its end of
-# input (its remote shell holding on, with a child): gang gives up on it
-# after -t, terminates the jobs, and 10 s after closing its channel
-# terminates its remote shell's whole group, rather than waiting out its
-# two minutes.  The fresh agent started in its place ends at once.
+# Agents (two hosts) that answer the start, then neither a switch nor
+# their end of input (their remote shells holding on, with a child):
+# gang gives up on them after -t, terminates the jobs, and 10 s after
+# closing their channels terminates each remote shell's whole group,
+# rather than waiting out its two minutes.  The fresh agents started in
+# their place end at once.
 cat >"$tmpg/silent" <<EOF
 #!/bin/sh
 read l || exit 0
@@ -437,7 +438,7 @@ wait
 EOF
 chmod +x "$tmpg/silent"
 t0=$(date +%s)
-out=$("$B/gang" -t 300ms -s 50ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/silent" \
+out=$("$B/gang" -t 300ms -s 50ms -H hostx,hosty -k GANG_TEST_JOB=r0,r1 -r "$tmpg/silent" \
 	-- sleep 30 -- sleep 30 2>&1)
 st=$?
 took=$(( $(date +%s) - t0 ))
@@ -449,7 +450,8 @@ for p in $(cat "$tmpg/silent.pids" 2>/dev/null); do
 	*) left=$((left + 1)); kill "$p" ;;
 	esac
 done
-if [ "$st" != 0 ] && [ "$took" -lt 40 ] && [ "$left" = 0 ] && [ -s "$tmpg/silent.pids" ] &&
+if [ "$st" != 0 ] && [ "$took" -lt 40 ] && [ "$left" = 0 ] &&
+   [ "$(wc -l <"$tmpg/silent.pids")" = 2 ] &&
    printf '%s\n' "$out" | grep -q 'agent on hostx: no answer in time' &&
    printf '%s\n' "$out" | grep -q 'agent on hostx: did not end in time' &&
    printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=[1-9]'; then
