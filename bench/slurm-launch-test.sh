@@ -73,6 +73,43 @@ if [ "$(printf '%s\n' "$l" | tr '\n' ' ')" = "/r/build/bench/workloads/gang -s 5
 else
 	nok "gang on hosts: gang's command line"; printf '%s\n' "$l" | tr '\n' ' ' | sed 's/^/#   /'; echo
 fi
+# The jobs' pids as gang names them, in the jobs' order: a stand-in gang
+# that names job 0 with the larger pid (as after a pid wrap), then the
+# real gang with two sleeps.
+start_gang() { # ROOT
+	python3 - "$1" <<'EOF'
+import sys
+sys.path.insert(0, "bench")
+from runner import columns, launch
+col = columns.parse_one("gang:50", 100)
+cluster = launch.Cluster(".", 2, [], net_if=None)
+p, pids = launch.start_gang(launch.Paths(sys.argv[1], "openmpi"), cluster, col,
+                            [["sleep", "0.5"], ["sleep", "0.5"]], [1, 2],
+                            sys.argv[1] + "/run", 0)
+p.wait()
+print(" ".join(map(str, pids)))
+EOF
+}
+tg=$(mktemp -d)
+mkdir -p "$tg/build/bench/workloads"
+printf '#!/bin/sh\necho "gang started job=1 pid=4100"\necho "gang started job=0 pid=4200"\n' \
+	>"$tg/build/bench/workloads/gang"
+chmod +x "$tg/build/bench/workloads/gang"
+l=$(start_gang "$tg")
+if [ "$l" = "4200 4100" ]; then
+	ok "run-mix's gang: the jobs' pids as gang names them, not in pid order"
+else
+	nok "run-mix's gang: the jobs' pids as gang names them ($l)"
+fi
+ln -sf "$PWD/build/bench/workloads/gang" "$tg/build/bench/workloads/gang"
+l=$(start_gang "$tg")
+ends=$(sed -n 's/^job=\([0-9]\) pid=\([0-9]*\) .*/\1 \2/p' "$tg/run_gang.out" | sort | cut -d' ' -f2 | tr '\n' ' ')
+if [ -n "$l" ] && [ "$l " = "$ends" ]; then
+	ok "run-mix's gang: with gang itself, the pids of its per-job lines ($l)"
+else
+	nok "run-mix's gang: with gang itself ($l against $ends)"; sed 's/^/#   /' "$tg/run_gang.out"
+fi
+rm -rf "$tg"
 l=$(srun_line slurm-gang openmpi)
 if has "$l" --cosched=off && lacks "$l" '^-p$'; then
 	ok "slurm-gang: no glue, Slurm's default partition"

@@ -188,21 +188,32 @@ def gang_argv(paths, cluster, col, cmds, jobids):
 
 
 def start_gang(paths, cluster, col, cmds, jobids, logbase, t0):
-    """Start gang_argv(); returns its Popen and the jobs' pids (its
-    children but its agents, in the order it started them; the agents
+    """Start gang_argv(); returns its Popen and the jobs' pids in the order
+    of CMDS, as gang names them ("gang started job=I pid=P"; the agents
     answered before the first job was forked: they have 60 s)."""
     p = start(gang_argv(paths, cluster, col, cmds, jobids), logbase + "_gang")
-    pids = []
     deadline = time.monotonic() + 70
-    while time.monotonic() < deadline and p.poll() is None:
-        kids = sorted(c for c in procs.descendants(p.pid)
-                      if procs.ppid_of(c) == p.pid and
-                      "--agent" not in procs.argv_of(c))
-        if len(kids) >= len(cmds):
-            pids = kids[:len(cmds)]
-            break
+    while True:
+        started = gang_started(logbase)
+        if all(i in started for i in range(len(cmds))):
+            return p, [started[i] for i in range(len(cmds))]
+        if p.poll() is not None or time.monotonic() > deadline:
+            return p, []
         time.sleep(0.05)
-    return p, pids
+
+
+def gang_started(logbase):
+    """gang's "gang started" lines so far: {index: pid}."""
+    out = {}
+    try:
+        with open(logbase + "_gang.out", errors="replace") as f:
+            for line in f:
+                if line.startswith("gang started "):
+                    kv = parse_kv(line)
+                    out[int(kv["job"])] = int(kv["pid"])
+    except (OSError, ValueError, KeyError):
+        pass
+    return out
 
 
 def gang_ends(logbase):

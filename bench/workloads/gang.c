@@ -6,10 +6,11 @@
  * each job runs for one slice while every other job is stopped, so all
  * the ranks of a job run together and no rank waits for a descheduled
  * peer.  Runs until every job has exited; one line per job as it ends
- * and a summary:
+ * and a summary; each job it starts is named first (not with -q):
  *
+ *   gang started job=I pid=P
  *   job=I pid=P status=S end_s=E ran_s=R
- *   gang jobs=N slice_ms=S makespan_s=M switches=W failed=F
+ *   gang jobs=N slice_ms=S makespan_s=M switches=W idle=I failed=F
  *
  * end_s counts from gang's start; ran_s is the time the job held the
  * machine (its slices: under -R, also when its ranks had not appeared
@@ -35,7 +36,10 @@
  * too), never the jobs' trees: mpiexec, its remote shells and MPI's
  * daemons run on, as Slurm's step daemons do (Open MPI did not start
  * jobs across the guest cluster's hosts while their mpiexec was stopped
- * for slices).  A job whose ranks no agent found fails gang.
+ * for slices).  A job whose ranks no agent found fails gang.  Under -R
+ * a job with no rank on any host at its switch (not started yet, or
+ * ended while its launcher lingers) holds its slice for 10 ms only, if
+ * another live job has had ranks found: idle= counts those slices.
  *
  * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,...
  *             [-r remote] [-t timeout] [-R]] [-- cmd1 [args] -- cmd2 ...]
@@ -57,6 +61,8 @@
 #include <unistd.h>
 
 #define MAX_JOBS	64
+/* -R: how long a job with no rank on any host holds its slice. */
+#define IDLE_SLICE_NS	10000000ull
 #define MAX_PROCS	32768
 
 struct job {
@@ -287,9 +293,29 @@ static char *split_marks(char *spec, char **list)
  * 10 s: an interrupt, or an agent lost, which leaves the jobs' fate
  * unknown.  Returns how many agents had failed.
  */
+/*
+ * Reap gang's children until none is left (0) or @ms have passed (1: some
+ * are left).  The jobs are gang's children; attached jobs are not.
+ */
+static int children_left_after(uint64_t ms)
+{
+	uint64_t deadline = dur_now() + ms * 1000000ull;
+
+	for (;;) {
+		pid_t pid = waitpid(-1, NULL, WNOHANG);
+
+		if (pid > 0 || (pid < 0 && errno == EINTR))
+			continue;
+		if (pid < 0)		/* ECHILD: none left */
+			return 0;
+		if (dur_now() >= deadline)
+			return 1;
+		usleep(10000);
+	}
+}
+
 static int abort_jobs(void)
 {
-	uint64_t deadline = dur_now() + 10000000000ull;
 	int i, failed;
 
 	for (i = 0; i < njobs; i++) {
@@ -300,15 +326,30 @@ static int abort_jobs(void)
 		signal_job(&jobs[i], SIGCONT);
 	}
 	failed = gang_remote_stop();
-	while (waitpid(-1, NULL, WNOHANG) > 0 || errno == EINTR ||
-	       (errno != ECHILD && dur_now() < deadline)) {
-		errno = 0;
-		usleep(10000);
+	if (children_left_after(10000)) {
+		for (i = 0; i < njobs; i++)
+			if (jobs[i].argv && !jobs[i].done)
+				signal_job(&jobs[i], SIGKILL);
+		/* Reaped here: pid 1 may not reap orphans (zombies left). */
+		children_left_after(1000);
 	}
-	for (i = 0; errno != ECHILD && i < njobs; i++)
-		if (jobs[i].argv && !jobs[i].done)
-			signal_job(&jobs[i], SIGKILL);
 	return failed;
+}
+
+/*
+ * -R: has a live job other than @cur had ranks found?  Only then is an
+ * empty slice of @cur cut short: while every job's ranks are still
+ * starting, slices run whole rather than exchanging with the agents
+ * without pause.
+ */
+static int other_has_ranks(int cur)
+{
+	int i;
+
+	for (i = 0; i < njobs; i++)
+		if (i != cur && !jobs[i].done && jobs[i].marked_seen)
+			return 1;
+	return 0;
 }
 
 static void stop_job(void *arg)
@@ -318,12 +359,13 @@ static void stop_job(void *arg)
 
 int main(int argc, char **argv)
 {
-	uint64_t slice = 100000000ull, t0, s0, now, timeout;
+	uint64_t slice = 100000000ull, this_slice, t0, s0, now, timeout;
 	int i, quiet = 0, left, cur = -1, failed = 0, sig, attached = 0;
 	const char *hosts = NULL, *remote = NULL;
 	char *marks = NULL, *mark_name = NULL, *mark_values = NULL;
 	int prev, agents_failed = 0, ranks_only = 0, timeout_given = 0;
-	unsigned long switches = 0;
+	int idle = 0;
+	unsigned long switches = 0, idle_slices = 0;
 	struct timespec ts;
 	sigset_t set;
 
@@ -414,9 +456,15 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < njobs; i++)
-		if (jobs[i].argv)
+		if (jobs[i].argv) {
 			start(&jobs[i]);
-		else if (!ranks_only)
+			/* Who is whom, for a watcher (pids may wrap). */
+			if (!quiet) {
+				printf("gang started job=%d pid=%d\n", i,
+				       (int)jobs[i].pid);
+				fflush(stdout);
+			}
+		} else if (!ranks_only)
 			signal_job(&jobs[i], SIGSTOP);	/* wait for its slice */
 	/* -R: the launchers run on; the agents stop the ranks alone. */
 	for (i = 0; ranks_only && i < njobs; i++)
@@ -449,21 +497,26 @@ int main(int argc, char **argv)
 			}
 			if (found > 0)
 				jobs[cur].marked_seen = 1;
+			idle = ranks_only && !found && other_has_ranks(cur);
 		} else if (prev >= 0 && !jobs[prev].done && prev != cur) {
 			signal_job(&jobs[prev], SIGSTOP);
 		}
 		if (!ranks_only)
 			signal_job(&jobs[cur], SIGCONT);
 		switches++;
+		/* No rank to run: give the others the machine soon. */
+		this_slice = idle && slice > IDLE_SLICE_NS ? IDLE_SLICE_NS : slice;
+		idle_slices += idle;
+		idle = 0;
 		s0 = dur_now();
 		/* Its slice, cut short if it ends or we are told to stop. */
 		for (;;) {
 			now = dur_now();
-			if (left > 1 && now - s0 >= slice)
+			if (left > 1 && now - s0 >= this_slice)
 				break;
 			if (left > 1) {
-				ts.tv_sec = (slice - (now - s0)) / 1000000000ull;
-				ts.tv_nsec = (slice - (now - s0)) % 1000000000ull;
+				ts.tv_sec = (this_slice - (now - s0)) / 1000000000ull;
+				ts.tv_nsec = (this_slice - (now - s0)) % 1000000000ull;
 			} else {
 				ts.tv_sec = 1;	/* alone: no more switching */
 				ts.tv_nsec = 0;
@@ -516,8 +569,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)st->stopped,
 		       (unsigned long long)st->continued, agents_failed);
 	}
-	printf("gang jobs=%d slice_ms=%.3f makespan_s=%.3f switches=%lu failed=%d\n",
+	printf("gang jobs=%d slice_ms=%.3f makespan_s=%.3f switches=%lu idle=%lu failed=%d\n",
 	       njobs, slice * 1e-6, (dur_now() - t0) * 1e-9, switches,
-	       failed + agents_failed);
+	       idle_slices, failed + agents_failed);
 	return failed || agents_failed ? 1 : 0;
 }

@@ -492,7 +492,9 @@ void gang_remote_close_fds(void)
  * (the remote shells: the agents beyond them see their channels end),
  * give them 2 s together to continue what they stopped, kill them, and
  * give up 1 s later: never a wait without end, never more than about
- * 13 s however many.  @late[i] is set for each one that had to be told.
+ * 13 s however many.  @late[i] is set for each one that had to be told
+ * and then did not exit with status 0 (an agent that ends cleanly on
+ * SIGTERM has continued what it stopped: not a failure).
  */
 static void reap_all(pid_t *pid, int n, int *late)
 {
@@ -505,10 +507,15 @@ static void reap_all(pid_t *pid, int n, int *late)
 	for (;;) {
 		for (i = 0, left = 0; i < n; i++) {
 			pid_t got;
+			int status;
 
 			if (pid[i] <= 0)
 				continue;
-			got = waitpid(pid[i], NULL, WNOHANG);
+			got = waitpid(pid[i], &status, WNOHANG);
+			/* Told, it still ended as agreed: not late after all. */
+			if (got == pid[i] && WIFEXITED(status) &&
+			    !WEXITSTATUS(status))
+				late[i] = 0;
 			if (got == pid[i] || (got < 0 && errno != EINTR))
 				pid[i] = 0;
 			else
