@@ -194,10 +194,11 @@ def start_gang(paths, cluster, col, cmds, jobids, logbase, t0):
     p = start(gang_argv(paths, cluster, col, cmds, jobids), logbase + "_gang")
     deadline = time.monotonic() + 70
     while True:
+        ended = p.poll() is not None  # before the read: its last lines in
         started = gang_started(logbase)
         if all(i in started for i in range(len(cmds))):
             return p, [started[i] for i in range(len(cmds))]
-        if p.poll() is not None or time.monotonic() > deadline:
+        if ended or time.monotonic() > deadline:
             return p, []
         time.sleep(0.05)
 

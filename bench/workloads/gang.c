@@ -69,6 +69,7 @@ struct job {
 	char **argv;		/* NULL: attached with -p */
 	const char *mark;	/* its MARK value on other hosts (-k) */
 	int marked_seen;	/* an agent found a process with it */
+	int ranks;		/* -R: processes found at its last switch */
 	pid_t pid;		/* the leader, also the group id */
 	int done, status;
 	uint64_t end, ran;
@@ -288,22 +289,19 @@ static char *split_marks(char *spec, char **list)
 }
 
 /*
- * Terminate the jobs gang started, continue every job (here and, through
- * the agents, on the other hosts) and reap, killing what is left after
- * 10 s: an interrupt, or an agent lost, which leaves the jobs' fate
- * unknown.  Returns how many agents had failed.
+ * Reap gang's children until none is left (0) or @deadline passes (1:
+ * some are left).  A job leader reaped is done, so that nothing is sent
+ * to its pid again (it may be reused).  Attached jobs are not children.
  */
-/*
- * Reap gang's children until none is left (0) or @ms have passed (1: some
- * are left).  The jobs are gang's children; attached jobs are not.
- */
-static int children_left_after(uint64_t ms)
+static int children_left_until(uint64_t deadline)
 {
-	uint64_t deadline = dur_now() + ms * 1000000ull;
-
 	for (;;) {
 		pid_t pid = waitpid(-1, NULL, WNOHANG);
+		int i;
 
+		for (i = 0; pid > 0 && i < njobs; i++)
+			if (jobs[i].argv && jobs[i].pid == pid)
+				jobs[i].done = 1;
 		if (pid > 0 || (pid < 0 && errno == EINTR))
 			continue;
 		if (pid < 0)		/* ECHILD: none left */
@@ -314,8 +312,16 @@ static int children_left_after(uint64_t ms)
 	}
 }
 
+/*
+ * On an interrupt, or an agent lost (which leaves the jobs' fate
+ * unknown): terminate the jobs gang started, continue every job (here
+ * and, through the agents, on the other hosts) and reap; what is left
+ * 10 s after the SIGTERM (the agents' end counted in) is killed.
+ * Returns how many agents had failed.
+ */
 static int abort_jobs(void)
 {
+	uint64_t deadline = dur_now() + 10000000000ull;
 	int i, failed;
 
 	for (i = 0; i < njobs; i++) {
@@ -326,28 +332,28 @@ static int abort_jobs(void)
 		signal_job(&jobs[i], SIGCONT);
 	}
 	failed = gang_remote_stop();
-	if (children_left_after(10000)) {
+	if (children_left_until(deadline)) {
 		for (i = 0; i < njobs; i++)
 			if (jobs[i].argv && !jobs[i].done)
 				signal_job(&jobs[i], SIGKILL);
 		/* Reaped here: pid 1 may not reap orphans (zombies left). */
-		children_left_after(1000);
+		children_left_until(dur_now() + 1000000000ull);
 	}
 	return failed;
 }
 
 /*
- * -R: has a live job other than @cur had ranks found?  Only then is an
- * empty slice of @cur cut short: while every job's ranks are still
- * starting, slices run whole rather than exchanging with the agents
- * without pause.
+ * -R: had a live job other than @cur ranks at its last switch?  Only then
+ * is an empty slice of @cur cut short: while every job's ranks are still
+ * starting, or all have ended and the launchers wind down, slices run
+ * whole rather than exchanging with the agents without pause.
  */
 static int other_has_ranks(int cur)
 {
 	int i;
 
 	for (i = 0; i < njobs; i++)
-		if (i != cur && !jobs[i].done && jobs[i].marked_seen)
+		if (i != cur && !jobs[i].done && jobs[i].ranks > 0)
 			return 1;
 	return 0;
 }
@@ -437,6 +443,11 @@ int main(int argc, char **argv)
 		perror("gang: sigprocmask");
 		return 1;
 	}
+	/*
+	 * An agent gone is an error to report, a reader of gang's output
+	 * gone (| head) nothing to die of: write errors are ignored.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (hosts) {
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -446,8 +457,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		self[n] = '\0';
-		/* An agent gone is an error to report, not a death. */
-		signal(SIGPIPE, SIG_IGN);
 		if (gang_remote_start(remote ? remote : "ssh", hosts, self,
 				      mark_name, mark_values,
 				      agent_timeout_ms)) {
@@ -497,6 +506,7 @@ int main(int argc, char **argv)
 			}
 			if (found > 0)
 				jobs[cur].marked_seen = 1;
+			jobs[cur].ranks = found;
 			idle = ranks_only && !found && other_has_ranks(cur);
 		} else if (prev >= 0 && !jobs[prev].done && prev != cur) {
 			signal_job(&jobs[prev], SIGSTOP);
@@ -506,7 +516,7 @@ int main(int argc, char **argv)
 		switches++;
 		/* No rank to run: give the others the machine soon. */
 		this_slice = idle && slice > IDLE_SLICE_NS ? IDLE_SLICE_NS : slice;
-		idle_slices += idle;
+		idle_slices += this_slice < slice;
 		idle = 0;
 		s0 = dur_now();
 		/* Its slice, cut short if it ends or we are told to stop. */

@@ -20,7 +20,8 @@
 # shared memory, and a run with the
 # module unloaded (one warning for the job, the same results).
 #   guest.sh [-p policies|all] [-m "mpich openmpi"] [-x] [-s]
-# Default policies: local sb sy dcs dcs-sb pb-sy; -p all: every policy.
+# Default policies: local sb sy dcs dcs-sb pb-sy (-p takes them apart by
+# spaces or commas); -p all: every policy.
 # -x: the mixed cases only; -s: the registration cases only.  Last line
 # "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
@@ -37,11 +38,11 @@ ONLY_MIXED=0
 ONLY_SOCKETS=0
 while getopts p:m:xs o; do
 	case $o in
-	p) POLICIES=$OPTARG ;;
+	p) POLICIES=$(echo "$OPTARG" | tr , ' ') ;;
 	m) MPIS=$OPTARG ;;
 	x) ONLY_MIXED=1 ;;
 	s) ONLY_SOCKETS=1 ;;
-	*) sed -n '22,25s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '22,26s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 [ "$POLICIES" = all ] && POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy"
@@ -60,8 +61,10 @@ trap 'rm -rf "$W"' EXIT
 job() {
 	name=$1
 	shift
+	t0=$(date +%s)
 	timeout -k 5 "$LIMIT" "$RUN" "$@" >"$W/$name.out" 2>"$W/$name.err"
 	rc=$?
+	echo "# $name: $(( $(date +%s) - t0 )) s"
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		if grep -q "^$(tail_mark "$name")" "$W/$name.out" 2>/dev/null; then
 			echo "# $name: complete output, then a hang in MPI_Finalize (MPICH/UCX, known): counted as finished"
