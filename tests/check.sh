@@ -45,7 +45,7 @@ part lint tests/lint.sh
 part harness tests/vm/selftest.sh
 part build sh -c 'make -s modules && make -s tests bench && make -s -C userlib && make -s mpi-glue && echo "1 passed, 0 failed"'
 # The workloads on the host, MPI over TCP on loopback: result lines and
-# checksums, gang, noise, hog and the mix files (about a minute).
+# checksums, gang, noise, hog and the mix files (about 4 minutes).
 part workloads bench/workloads/test.sh
 # The floor every guest latency bench prints ends whatever the host does.
 part "vcpu_stall" bench/vcpu_stall_test.sh

@@ -337,7 +337,8 @@ def finish(running, background, gang, mon, mon_thread, monitor, logbase, t0,
         if timed_out:
             procs.kill_tree(gang.pid)
         try:
-            # gang's own end is bounded: its agents' (26 s), its jobs' (10 s).
+            # gang's own end is bounded: its agents' 26 s, its jobs' 10 s
+            # alongside, 1 s to reap what it killed.
             gang.wait(timeout=60)
         except subprocess.TimeoutExpired:
             procs.kill_tree(gang.pid)

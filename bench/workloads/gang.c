@@ -39,7 +39,7 @@
  * for slices).  A job whose ranks no agent found fails gang.  Under -R
  * a job with no rank on any host at its switch (not started yet, or
  * ended while its launcher lingers) holds its slice for 10 ms only, if
- * another live job has had ranks found: idle= counts those slices.
+ * another live job had ranks at its last switch: idle= counts those.
  *
  * usage: gang [-s slice] [-q] [-p pid[,pid...]] [-H host,... -k MARK=V,...
  *             [-r remote] [-t timeout] [-R]] [-- cmd1 [args] -- cmd2 ...]
@@ -333,9 +333,15 @@ static int abort_jobs(void)
 	}
 	failed = gang_remote_stop();
 	if (children_left_until(deadline)) {
+		/*
+		 * A job whose leader was reaped: its group alone (the pid
+		 * cannot be reused while the group has members).
+		 */
 		for (i = 0; i < njobs; i++)
 			if (jobs[i].argv && !jobs[i].done)
 				signal_job(&jobs[i], SIGKILL);
+			else if (jobs[i].argv)
+				kill(-jobs[i].pid, SIGKILL);
 		/* Reaped here: pid 1 may not reap orphans (zombies left). */
 		children_left_until(dur_now() + 1000000000ull);
 	}
@@ -365,7 +371,7 @@ static void stop_job(void *arg)
 
 int main(int argc, char **argv)
 {
-	uint64_t slice = 100000000ull, this_slice, t0, s0, now, timeout;
+	uint64_t slice = 100000000ull, this_slice, t0, s0, ran_from, now, timeout;
 	int i, quiet = 0, left, cur = -1, failed = 0, sig, attached = 0;
 	const char *hosts = NULL, *remote = NULL;
 	char *marks = NULL, *mark_name = NULL, *mark_values = NULL;
@@ -519,6 +525,7 @@ int main(int argc, char **argv)
 		idle_slices += this_slice < slice;
 		idle = 0;
 		s0 = dur_now();
+		ran_from = s0;
 		/* Its slice, cut short if it ends or we are told to stop. */
 		for (;;) {
 			now = dur_now();
@@ -555,9 +562,20 @@ int main(int argc, char **argv)
 					   WEXITED | WNOHANG | WNOWAIT) == 0 &&
 				    si.si_pid == jobs[cur].pid)
 					break;
+				/*
+				 * Another job may have ended (under -R its
+				 * launcher runs off its slice): its end is
+				 * now, not at this slice's end.
+				 */
+				now = dur_now();
+				jobs[cur].ran += now - ran_from;
+				ran_from = now;
+				left -= reap(t0, quiet, &failed);
+				if (jobs[cur].done)
+					break;
 			}
 		}
-		jobs[cur].ran += dur_now() - s0;
+		jobs[cur].ran += dur_now() - ran_from;
 		left -= reap(t0, quiet, &failed);
 	}
 	/* -R sliced nothing of a job whose ranks no agent ever found. */

@@ -290,15 +290,19 @@ fi
 # must be found at a later switch.  A stop takes effect when the process
 # next runs, so job 0 looks a few times.
 tmpg=$(mktemp -d)
+# The mark, this run's own: agents act on every process of this user
+# that carries it, so a second run of this test at once (another
+# checkout's make check) must not share it.
+GM=GANG_TEST_JOB_$$
 printf '#!/bin/sh\nshift\nexec "$@"\n' >"$tmpg/here"
 chmod +x "$tmpg/here"
-GANG_TEST_JOB=r0 setsid sleep 4 &
+env "$GM=r0" setsid sleep 4 &
 r0=$!
-setsid sh -c 'sleep 0.3; exec env GANG_TEST_JOB=r1 sleep 4' &
+setsid sh -c "sleep 0.3; exec env $GM=r1 sleep 4" &
 r1=$!
-GANG_TEST_JOB=other setsid sleep 4 &
+env "$GM=other" setsid sleep 4 &
 rx=$!
-out=$("$B/gang" -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
+out=$("$B/gang" -s 100ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
 	-- sh -c "sleep 0.8; for i in 1 2 3 4 5 6 7 8 9 10; do
 		case \$(ps -o stat= -p $r1) in T*) break ;; esac; sleep 0.02; done
 		echo r0=\$(ps -o stat= -p $r0) r1=\$(ps -o stat= -p $r1) rx=\$(ps -o stat= -p $rx)" \
@@ -307,7 +311,7 @@ st=$?
 after="r0=$(ps -o stat= -p $r0) r1=$(ps -o stat= -p $r1)"
 kill -CONT $r0 $r1 $rx 2>/dev/null; kill $r0 $r1 $rx 2>/dev/null
 wait $r0 $r1 $rx 2>/dev/null
-if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^r0=S[^ ]* r1=T[^ ]* rx=S' &&
+if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^r0=[RS][^ ]* r1=T[^ ]* rx=[RS]' &&
    ! printf '%s\n' "$after" | grep -q '=T' &&
    printf '%s\n' "$out" | grep -q '^gang agents: .* failed=0$' &&
    printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
@@ -317,25 +321,26 @@ else
 fi
 # -R: ranks only.  Job 1's shell (unmarked, its "mpiexec") runs on while
 # its marked child (its rank) is stopped during job 0's slice.
-out=$("$B/gang" -R -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
-	-- env GANG_TEST_JOB=r0 sh -c "sleep 0.8; read l c <$tmpg/j1
+out=$("$B/gang" -R -s 100ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
+	-- env $GM=r0 sh -c "sleep 0.8; read l c <$tmpg/j1
 		for i in 1 2 3 4 5 6 7 8 9 10; do
 		case \$(ps -o stat= -p \$c) in T*) break ;; esac; sleep 0.02; done
 		echo leader=\$(ps -o stat= -p \$l) rank=\$(ps -o stat= -p \$c)" \
-	-- sh -c "env GANG_TEST_JOB=r1 sleep 1.5 & echo \$\$ \$! >$tmpg/j1; wait" 2>&1)
+	-- sh -c "env $GM=r1 sleep 1.5 & echo \$\$ \$! >$tmpg/j1; wait" 2>&1)
 st=$?
-if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^leader=S[^ ]* rank=T' &&
+if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^leader=[RS][^ ]* rank=T' &&
    printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
 	ok "gang -R: a job's marked ranks are stopped off its slice, its launcher runs on"
 else
 	nok "gang -R: a job's marked ranks are stopped off its slice, its launcher runs on" "status $st" "$out"
 fi
-# -R: job 0's rank ends at 0.3 s while its launcher lingers 1.5 s more;
-# its later turns find no rank while job 1's are there: cut to 10 ms
-# (idle=), not 200 ms of nothing.
-out=$("$B/gang" -R -s 200ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
-	-- sh -c "env GANG_TEST_JOB=r0 sleep 0.3; sleep 1.5" \
-	-- env GANG_TEST_JOB=r1 sleep 2 2>&1)
+# -R: job 0's rank ends at 0.6 s (seen at a switch before, however
+# late) while its launcher lingers 1.5 s more; its later turns find no
+# rank while job 1's are there: cut to 10 ms (idle=), not 200 ms of
+# nothing.
+out=$("$B/gang" -R -s 200ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
+	-- sh -c "env $GM=r0 sleep 0.6; sleep 1.5" \
+	-- env $GM=r1 sleep 3 2>&1)
 st=$?
 # Job 1 held the machine most of the time (the ran_s of each).
 ran0=$(printf '%s\n' "$out" | sed -n 's/^job=0 .* ran_s=\([0-9.]*\)$/\1/p')
@@ -346,26 +351,50 @@ if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^gang jobs=2 .* idle=[1-9][0
 else
 	nok "gang -R: a job with no rank left holds its slice 10 ms only" "status $st" "$out"
 fi
-# -R: both jobs' ranks end at 0.3 s, both launchers linger 2 s: nobody
+# -R: both jobs' ranks end at 0.6 s, both launchers linger 2 s: nobody
 # to give the machine to, so the slices run whole (about a dozen
 # switches, not one every 10 ms).
-out=$("$B/gang" -R -s 200ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
-	-- sh -c "env GANG_TEST_JOB=r0 sleep 0.3; sleep 2" \
-	-- sh -c "env GANG_TEST_JOB=r1 sleep 0.3; sleep 2" 2>&1)
+out=$("$B/gang" -R -s 200ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
+	-- sh -c "env $GM=r0 sleep 0.6; sleep 2" \
+	-- sh -c "env $GM=r1 sleep 0.6; sleep 2" 2>&1)
 st=$?
 sw=$(printf '%s\n' "$out" | sed -n 's/^gang jobs=.* switches=\([0-9]*\) .*/\1/p')
 if [ "$st" = 0 ] && [ -n "$sw" ] && [ "$sw" -lt 40 ]; then
-	ok "gang -R: no job with ranks, slices run whole ($sw switches in about 2.3 s)"
+	ok "gang -R: no job with ranks, slices run whole ($sw switches in about 2.6 s)"
 else
 	nok "gang -R: no job with ranks, slices run whole" "status $st, $sw switches" "$out"
 fi
+# -R, 1 s slices: job 0's rank (found at its 2 s switch) ends at 2.3 s,
+# its launcher at about 3.3 s, in job 1's slice: its end_s is when it
+# ended (as the job saw its own life), not the slice's end at 4 s.
+out=$("$B/gang" -R -s 1s -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
+	-- sh -c "s=\$(date +%s.%N); env $GM=r0 sleep 2.3; sleep 1
+		echo life=\$(echo \"\$(date +%s.%N) - \$s\" | bc)" \
+	-- env $GM=r1 sleep 4.5 2>&1)
+st=$?
+life=$(printf '%s\n' "$out" | sed -n 's/^life=\([0-9.]*\)$/\1/p')
+end0=$(printf '%s\n' "$out" | sed -n 's/^job=0 .* end_s=\([0-9.]*\) .*/\1/p')
+if [ "$st" = 0 ] && [ -n "$life" ] && [ -n "$end0" ] &&
+   awk -v l="$life" -v e="$end0" 'BEGIN { exit !(e - l < 0.35) }'; then
+	ok "gang -R: a job that ends off its slice is seen to end at once (end_s $end0, its own life ${life}s)"
+else
+	nok "gang -R: a job that ends off its slice is seen to end at once" "status $st, end_s $end0, life $life" "$out"
+fi
+# gang's reader gone (| true): no death by SIGPIPE, no job left stopped.
+"$B/gang" -s 50ms -- sleep 0.3 -- sleep 0.3 | true
+st=${PIPESTATUS[0]}
+if [ "$st" = 0 ]; then
+	ok "gang: its output's reader gone, it runs the jobs to their end"
+else
+	nok "gang: its output's reader gone, it runs the jobs to their end" "status $st"
+fi
 # -R with a job handed over by -p (its tree started elsewhere): its
 # marked child is stopped off its slice, its shell runs on.
-setsid sh -c "env GANG_TEST_JOB=r0 sleep 3 & echo \$! >$tmpg/p0; wait" &
+setsid sh -c "env $GM=r0 sleep 3 & echo \$! >$tmpg/p0; wait" &
 p0=$!
 for i in $(seq 100); do [ -s "$tmpg/p0" ] && break; sleep 0.02; done
-out=$("$B/gang" -R -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" -p $p0 \
-	-- env GANG_TEST_JOB=r1 sh -c "sleep 0.6; c=\$(cat $tmpg/p0)
+out=$("$B/gang" -R -s 100ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" -p $p0 \
+	-- env $GM=r1 sh -c "sleep 0.6; c=\$(cat $tmpg/p0)
 		for i in 1 2 3 4 5 6 7 8 9 10; do
 		case \$(ps -o stat= -p \$c) in T*) break ;; esac; sleep 0.02; done
 		echo leader=\$(ps -o stat= -p $p0) rank=\$(ps -o stat= -p \$c)" 2>&1)
@@ -373,7 +402,7 @@ st=$?
 kill -CONT $(cat "$tmpg/p0") 2>/dev/null
 kill $p0 $(cat "$tmpg/p0") 2>/dev/null
 wait $p0 2>/dev/null
-if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^leader=S[^ ]* rank=T' &&
+if [ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^leader=[RS][^ ]* rank=T' &&
    printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=0$'; then
 	ok "gang -R -p: a handed-over job's marked rank is stopped off its slice, its launcher runs on"
 else
@@ -381,24 +410,24 @@ else
 fi
 # -R with jobs whose processes carry no mark: nothing could be sliced,
 # and gang must say so and fail rather than pass.
-out=$("$B/gang" -R -s 50ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
+out=$("$B/gang" -R -s 50ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
 	-- sleep 0.3 -- sleep 0.3 2>&1)
 st=$?
-if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q 'job 0: no process with GANG_TEST_JOB=r0 on any host' &&
+if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q "job 0: no process with $GM=r0 on any host" &&
    printf '%s\n' "$out" | grep -q '^gang jobs=2 .*failed=2$'; then
 	ok "gang -R: jobs whose ranks no agent finds fail gang"
 else
 	nok "gang -R: jobs whose ranks no agent finds fail gang" "status $st" "$out"
 fi
-# The same under -R (ranks only): the jobs are sent SIGTERM all the same
-# (job 1 says so; it would sleep 30 s), and the rank the dead agent
-# stopped is continued.
-setsid sh -c 'exec env GANG_TEST_JOB=r1 sleep 30' &
+# An agent killed mid-run under -R (ranks only; the -H case follows):
+# the jobs are sent SIGTERM all the same (job 1 says so; it would sleep
+# 30 s), and the rank the dead agent stopped is continued.
+setsid sh -c "exec env $GM=r1 sleep 30" &
 r1=$!
 t0=$(date +%s)
-out=$("$B/gang" -R -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
-	-- env GANG_TEST_JOB=r0 sh -c "sleep 0.3; pkill -KILL -f -- '[-]-agent GANG_TEST_JOB'; sleep 1" \
-	-- env GANG_TEST_JOB=r1 sh -c "trap 'echo term >$tmpg/t1; exit 143' TERM; sleep 30 & wait" 2>&1)
+out=$("$B/gang" -R -s 100ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
+	-- env $GM=r0 sh -c "sleep 0.3; pkill -KILL -f -- '[-]-agent $GM'; sleep 1" \
+	-- env $GM=r1 sh -c "trap 'echo term >$tmpg/t1; exit 143' TERM; sleep 30 & wait" 2>&1)
 st=$?
 took=$(( $(date +%s) - t0 ))
 sleep 0.1
@@ -415,10 +444,10 @@ else
 fi
 # An agent killed while job 1's rank is stopped: gang terminates the jobs
 # and fails, and a fresh agent continues that rank.
-setsid sh -c 'exec env GANG_TEST_JOB=r1 sleep 4' &
+setsid sh -c "exec env $GM=r1 sleep 4" &
 r1=$!
-out=$("$B/gang" -s 100ms -H hostx -k GANG_TEST_JOB=r0,r1 -r "$tmpg/here" \
-	-- sh -c "sleep 0.3; pkill -KILL -f -- '[-]-agent GANG_TEST_JOB'; sleep 1" \
+out=$("$B/gang" -s 100ms -H hostx -k $GM=r0,r1 -r "$tmpg/here" \
+	-- sh -c "sleep 0.3; pkill -KILL -f -- '[-]-agent $GM'; sleep 1" \
 	-- sleep 2 2>&1)
 st=$?
 sleep 0.1
@@ -432,7 +461,7 @@ if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q 'an agent failed: terminatin
 else
 	nok "gang -H: an agent killed mid-run fails gang, its jobs end, the ranks it stopped are continued" "status $st" "$out" "after: $after"
 fi
-out=$("$B/gang" -H hostx -k GANG_TEST_JOB=a -r false -- true 2>&1)
+out=$("$B/gang" -H hostx -k $GM=a -r false -- true 2>&1)
 st=$?
 if [ "$st" != 0 ] && printf '%s\n' "$out" | grep -q 'agent on hostx: gone'; then
 	ok "gang -H: an agent that does not start fails gang before any job"
@@ -451,13 +480,14 @@ waitfor() {
 	return 1
 }
 me=$(id -u)
-GANG_TEST_JOB=r0 setsid sleep 4 &
+# (Killed once looked at: long enough to outlive a slow waitfor.)
+env "$GM=r0" setsid sleep 30 &
 a0=$!
-GANG_TEST_JOB=r1 setsid sleep 4 &
+env "$GM=r1" setsid sleep 30 &
 a1=$!
 ax=
 if [ "$me" = 0 ] && command -v setpriv >/dev/null; then
-	GANG_TEST_JOB=r1 setsid setpriv --reuid=65534 --regid=65534 --clear-groups sleep 4 &
+	env "$GM=r1" setsid setpriv --reuid=65534 --regid=65534 --clear-groups sleep 30 &
 	ax=$!
 fi
 if [ -z "$ax" ]; then
@@ -468,7 +498,7 @@ else
 	started=no
 	waitfor $a0 "$me" sleep && waitfor $a1 "$me" sleep && waitfor $ax 65534 sleep &&
 		started=yes
-	out=$(printf 'run r0\n' | "$B/gang" --agent GANG_TEST_JOB r0,r1 "$me" 2>&1)
+	out=$(printf 'run r0\n' | "$B/gang" --agent $GM r0,r1 "$me" 2>&1)
 	st=$?
 	after="a1=$(ps -o stat= -p $a1)"
 	alive=0
@@ -486,7 +516,7 @@ else
 		nok "gang --agent: another user's process with a job's value is left alone" "status $st" "$out" "after: $after"
 	fi
 	# A root agent becomes the user it serves at once.
-	sleep 3 | "$B/gang" --agent GANG_TEST_JOB r0 65534 >/dev/null 2>&1 &
+	sleep 3 | "$B/gang" --agent $GM r0 65534 >/dev/null 2>&1 &
 	ag=$!
 	if waitfor $ag 65534 gang; then
 		ok "gang --agent: started as root, it becomes the jobs' user"
@@ -496,10 +526,10 @@ else
 	kill $ag 2>/dev/null
 	wait $ag 2>/dev/null
 fi
-if "$B/gang" --agent GANG_TEST_JOB r0,r1 xyz </dev/null >/dev/null 2>&1 ||
-   "$B/gang" --agent GANG_TEST_JOB r0,r1 -1 </dev/null >/dev/null 2>&1 ||
-   "$B/gang" --agent GANG_TEST_JOB r0,r1 4294967295 </dev/null >/dev/null 2>&1 ||
-   "$B/gang" --agent GANG_TEST_JOB r0,r1 99999999999 </dev/null >/dev/null 2>&1; then
+if "$B/gang" --agent $GM r0,r1 xyz </dev/null >/dev/null 2>&1 ||
+   "$B/gang" --agent $GM r0,r1 -1 </dev/null >/dev/null 2>&1 ||
+   "$B/gang" --agent $GM r0,r1 4294967295 </dev/null >/dev/null 2>&1 ||
+   "$B/gang" --agent $GM r0,r1 99999999999 </dev/null >/dev/null 2>&1; then
 	nok "gang --agent: a bad user id is an error"
 else
 	ok "gang --agent: a bad user id is an error"
@@ -527,7 +557,7 @@ chmod +x "$tmpg/silent"
 t0=$(date +%s)
 # The first job, run for one slice, ignores SIGTERM: gang kills it 10 s
 # after asking.
-out=$("$B/gang" -t 300ms -s 300ms -H hostx,hosty -k GANG_TEST_JOB=r0,r1 -r "$tmpg/silent" \
+out=$("$B/gang" -t 300ms -s 300ms -H hostx,hosty -k $GM=r0,r1 -r "$tmpg/silent" \
 	-- sh -c "trap '' TERM; echo \$\$ >$tmpg/deaf.pid; exec sleep 30" -- sleep 30 2>&1)
 st=$?
 took=$(( $(date +%s) - t0 ))
@@ -556,7 +586,7 @@ if "$B/gang" -H hostx -- true >/dev/null 2>&1 ||
    "$B/gang" -t 1s -- true >/dev/null 2>&1 ||
    "$B/gang" -t 500us -H hostx -k M=a -r "$tmpg/here" -- true >/dev/null 2>&1 ||
    "$B/gang" -t 61min -H hostx -k M=a -r "$tmpg/here" -- true >/dev/null 2>&1 ||
-   GANG_TEST_JOB=a "$B/gang" -H hostx -k GANG_TEST_JOB=a -r "$tmpg/here" -- true >/dev/null 2>&1; then
+   env "$GM=a" "$B/gang" -H hostx -k $GM=a -r "$tmpg/here" -- true >/dev/null 2>&1; then
 	nok "gang: -H without -k, a value per job missing or repeated, -r, -R or -t without -H, a -t under 1 ms or over 60 min, or the mark in gang's own environment is an error"
 else
 	ok "gang: -H without -k, a value per job missing or repeated, -r, -R or -t without -H, a -t under 1 ms or over 60 min, or the mark in gang's own environment is an error"
