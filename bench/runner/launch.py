@@ -203,33 +203,30 @@ def start_gang(paths, cluster, col, cmds, jobids, logbase, t0):
         time.sleep(0.05)
 
 
-def gang_started(logbase):
-    """gang's "gang started" lines so far: {index: pid}."""
+def gang_lines(logbase, prefix, value):
+    """{job index: value(kv)} over gang's output lines starting with PREFIX
+    (so far: gang may still be running)."""
     out = {}
     try:
         with open(logbase + "_gang.out", errors="replace") as f:
             for line in f:
-                if line.startswith("gang started "):
+                if line.startswith(prefix):
                     kv = parse_kv(line)
-                    out[int(kv["job"])] = int(kv["pid"])
+                    out[int(kv["job"])] = value(kv)
     except (OSError, ValueError, KeyError):
         pass
     return out
+
+
+def gang_started(logbase):
+    """gang's "gang started" lines so far: {index: pid}."""
+    return gang_lines(logbase, "gang started ", lambda kv: int(kv["pid"]))
 
 
 def gang_ends(logbase):
     """gang's per-job lines: {index: (status, end_s)}."""
-    out = {}
-    try:
-        with open(logbase + "_gang.out", errors="replace") as f:
-            for line in f:
-                if line.startswith("job="):
-                    kv = parse_kv(line)
-                    out[int(kv["job"])] = (int(kv.get("status", 1)),
-                                           to_float(kv.get("end_s")))
-    except (OSError, ValueError, KeyError):
-        pass
-    return out
+    return gang_lines(logbase, "job=", lambda kv: (int(kv.get("status", 1)),
+                                                   to_float(kv.get("end_s"))))
 
 
 def run_jobs(paths, cluster, col, jobs, logbase, timeout, monitor=None):
