@@ -313,6 +313,34 @@ static int children_left_until(uint64_t deadline)
 }
 
 /*
+ * Has job @j (one gang started) lost its leader, reaped, while members
+ * of its group live on?  While the group has members its id is not given
+ * to a new process; a process that has the id is a reuse: not the job's.
+ */
+static int orphan_group(const struct job *j)
+{
+	if (!j->argv || !j->done)
+		return 0;
+	if (!kill(j->pid, 0) || errno != ESRCH)
+		return 0;
+	return !kill(-j->pid, 0);
+}
+
+/* Until @deadline, while a job's orphaned group lives (1: one is left). */
+static int orphan_groups_until(uint64_t deadline)
+{
+	int i, any;
+
+	for (;;) {
+		for (i = 0, any = 0; i < njobs && !any; i++)
+			any = orphan_group(&jobs[i]);
+		if (!any || dur_now() >= deadline)
+			return any;
+		usleep(10000);
+	}
+}
+
+/*
  * On an interrupt, or an agent lost (which leaves the jobs' fate
  * unknown): terminate the jobs gang started, continue every job (here
  * and, through the agents, on the other hosts) and reap; what is left
@@ -322,9 +350,13 @@ static int children_left_until(uint64_t deadline)
 static int abort_jobs(void)
 {
 	uint64_t deadline = dur_now() + 10000000000ull;
-	int i, failed;
+	int i, failed, left;
 
 	for (i = 0; i < njobs; i++) {
+		if (orphan_group(&jobs[i])) {
+			kill(-jobs[i].pid, SIGTERM);
+			kill(-jobs[i].pid, SIGCONT);
+		}
 		if (jobs[i].done)
 			continue;
 		if (jobs[i].argv)
@@ -332,16 +364,14 @@ static int abort_jobs(void)
 		signal_job(&jobs[i], SIGCONT);
 	}
 	failed = gang_remote_stop();
-	if (children_left_until(deadline)) {
-		/*
-		 * A job whose leader was reaped: its group alone (the pid
-		 * cannot be reused while the group has members).
-		 */
+	left = children_left_until(deadline);
+	left |= orphan_groups_until(deadline);
+	if (left) {
 		for (i = 0; i < njobs; i++)
-			if (jobs[i].argv && !jobs[i].done)
-				signal_job(&jobs[i], SIGKILL);
-			else if (jobs[i].argv)
+			if (orphan_group(&jobs[i]))
 				kill(-jobs[i].pid, SIGKILL);
+			else if (jobs[i].argv && !jobs[i].done)
+				signal_job(&jobs[i], SIGKILL);
 		/* Reaped here: pid 1 may not reap orphans (zombies left). */
 		children_left_until(dur_now() + 1000000000ull);
 	}
@@ -526,12 +556,19 @@ int main(int argc, char **argv)
 		idle = 0;
 		s0 = dur_now();
 		ran_from = s0;
-		/* Its slice, cut short if it ends or we are told to stop. */
+		/*
+		 * Its slice, cut short if it ends or we are told to stop.  A
+		 * job alone runs on without switches, except under -R while
+		 * no agent has found its ranks yet (each switch looks).
+		 */
 		for (;;) {
+			int switching = left > 1 ||
+					(ranks_only && !jobs[cur].marked_seen);
+
 			now = dur_now();
-			if (left > 1 && now - s0 >= this_slice)
+			if (switching && now - s0 >= this_slice)
 				break;
-			if (left > 1) {
+			if (switching) {
 				ts.tv_sec = (this_slice - (now - s0)) / 1000000000ull;
 				ts.tv_nsec = (this_slice - (now - s0)) % 1000000000ull;
 			} else {
@@ -551,20 +588,22 @@ int main(int argc, char **argv)
 				abort_jobs();
 				return 1;
 			}
-			if (sig == SIGCHLD) {
+			if (sig == SIGCHLD || (attached && sig < 0)) {
 				siginfo_t si = { 0 };
 
 				/*
 				 * Stops and continues raise SIGCHLD too: only
 				 * the running job's exit ends its slice early.
 				 */
-				if (waitid(P_PID, jobs[cur].pid, &si,
+				if (sig == SIGCHLD &&
+				    waitid(P_PID, jobs[cur].pid, &si,
 					   WEXITED | WNOHANG | WNOWAIT) == 0 &&
 				    si.si_pid == jobs[cur].pid)
 					break;
 				/*
 				 * Another job may have ended (under -R its
-				 * launcher runs off its slice): its end is
+				 * launcher runs off its slice; an attached
+				 * one, looked at every 10 ms): its end is
 				 * now, not at this slice's end.
 				 */
 				now = dur_now();
