@@ -24,7 +24,7 @@ ITERS=${3:-2000}
 B=build/bench
 KO=build/$(uname -r)/cosched.ko
 SYS=/sys/kernel/cosched
-POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy"
+POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy dcs-fair"
 # Wake-ups are paced 2 ms apart (wake_cost.c): fewer of them.
 WAKES=$((ITERS / 10 < 20 ? 20 : ITERS / 10))
 # Round trips of the system-call count; the count runs twice, at SC and 2 SC.

@@ -27,6 +27,7 @@
 #include "counters.h"
 #include "endpoint.h"
 #include "job.h"
+#include "repay.h"
 #include "task.h"
 #include "trace.h"
 #include "tunables.h"
@@ -83,6 +84,17 @@ static bool cosched_still_ours(struct cosched_task *t)
 	       task_nice(p) == MIN_NICE;
 }
 
+/*
+ * Account the task's time since the last change to the attributes it
+ * had (repay.c); after a sched_setattr(), which brings its runtime up
+ * to date.
+ */
+static void cosched_repay_account(struct cosched_task *t)
+{
+	cosched_repay_update(&t->repay, t->task,
+			     t->prio_state != COSCHED_PRIO_OWN);
+}
+
 /* Put @t's own attributes back, checking the result. */
 static void cosched_apply_own(struct cosched_task *t)
 {
@@ -135,6 +147,7 @@ static void cosched_set_own(struct cosched_task *t)
 	ours = cosched_still_ours(t);
 	if (ours && !(p->flags & PF_EXITING))
 		cosched_apply_own(t);
+	cosched_repay_account(t);
 	if (t->prio_state == COSCHED_PRIO_BOOSTED) {
 		/* A timer already firing queues work that finds no boost. */
 		hrtimer_try_to_cancel(&t->boost_timer);
@@ -170,7 +183,8 @@ static void cosched_boost_attr(struct cosched_task *t, unsigned int mech,
  * @want_ns: the boost's length, if the budgets have room for it
  *
  * Process context only.  Does nothing if the owner is boosted already,
- * is real-time, is exiting, or a budget has no room.
+ * is real-time, is exiting, a budget has no room, or (dcs-fair) the
+ * owner owes more boosted time than repay_max_debt_us.
  *
  * Return: true if the owner is boosted now by this call.
  */
@@ -191,6 +205,12 @@ bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
 	    t->prio_state == COSCHED_PRIO_BOOSTED ||
 	    (p->flags & PF_EXITING) || cosched_task_is_rt(p))
 		goto out;
+	cosched_repay_account(t);
+	if (cosched_active_policy()->repay &&
+	    cosched_repay_refuses(&t->repay)) {
+		cosched_count(ep, COSCHED_CNT_REPAY_REFUSED, 1);
+		goto out;
+	}
 	len = cosched_budget_reserve(&t->charge, ep->job, ep->user,
 				     cosched_task_cpu(t), want_ns);
 	if (!len) {
@@ -327,6 +347,43 @@ void cosched_unlower(struct cosched_ep *ep)
 	rt_mutex_unlock(&t->prio_lock);
 }
 
+/**
+ * cosched_repay_due() - how long @ep's owner should sleep to repay
+ * @ep: the endpoint the owner waits on
+ *
+ * Brings the owner's debt up to date (repay.c).
+ *
+ * Return: the time it would take to pay its debt at its measured share,
+ * or 0 if it owes nothing.
+ */
+u64 cosched_repay_due(struct cosched_ep *ep)
+{
+	struct cosched_task *t = ep->task;
+	u64 due = 0;
+
+	rt_mutex_lock(&t->prio_lock);
+	cosched_repay_account(t);
+	if (cosched_repay_owes(&t->repay))
+		due = cosched_repay_sleep_ns(&t->repay);
+	rt_mutex_unlock(&t->prio_lock);
+	return due;
+}
+
+/**
+ * cosched_repay_slept() - credit @ep's owner for a sleep that repaid
+ * @ep: the endpoint the owner waited on
+ * @slept_ns: how long it slept instead of waiting on its CPU
+ */
+void cosched_repay_slept(struct cosched_ep *ep, u64 slept_ns)
+{
+	struct cosched_task *t = ep->task;
+
+	rt_mutex_lock(&t->prio_lock);
+	cosched_repay_account(t);
+	cosched_repay_credit(&t->repay, slept_ns);
+	rt_mutex_unlock(&t->prio_lock);
+}
+
 /* True while @ep's owner is lowered by a yield made for @ep. */
 bool cosched_lowered_for(struct cosched_ep *ep)
 {
@@ -426,6 +483,7 @@ static void cosched_task_prio_init(struct cosched_task *t)
 {
 	rt_mutex_init(&t->prio_lock);
 	t->prio_state = COSCHED_PRIO_OWN;
+	cosched_repay_init(&t->repay, t->task);
 	hrtimer_init(&t->boost_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	t->boost_timer.function = cosched_boost_expired;
 	kthread_init_work(&t->unboost_work, cosched_unboost_work);

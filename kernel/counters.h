@@ -19,6 +19,7 @@ enum cosched_counter {
 	COSCHED_CNT_WAKEUPS,
 	COSCHED_CNT_YIELDS,
 	COSCHED_CNT_BUDGET_EXHAUSTED,
+	COSCHED_CNT_REPAY_REFUSED,
 	COSCHED_NR_COUNTERS,
 };
 
@@ -54,6 +55,7 @@ ssize_t cosched_counter_show(const struct cosched_counters *c,
 	COSCHED_COUNTER_ATTR(wakeups, COSCHED_CNT_WAKEUPS);		\
 	COSCHED_COUNTER_ATTR(yields, COSCHED_CNT_YIELDS);		\
 	COSCHED_COUNTER_ATTR(budget_exhausted, COSCHED_CNT_BUDGET_EXHAUSTED); \
+	COSCHED_COUNTER_ATTR(repay_refused, COSCHED_CNT_REPAY_REFUSED);	\
 	static struct attribute *counter_attrs[] = {			\
 		&counter_arrivals.kattr.attr,				\
 		&counter_doorbells.kattr.attr,				\
@@ -63,6 +65,7 @@ ssize_t cosched_counter_show(const struct cosched_counters *c,
 		&counter_wakeups.kattr.attr,				\
 		&counter_yields.kattr.attr,				\
 		&counter_budget_exhausted.kattr.attr,			\
+		&counter_repay_refused.kattr.attr,			\
 		NULL,							\
 	}
 

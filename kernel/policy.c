@@ -237,6 +237,39 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	return ret;
 }
 
+/*
+ * cosched_repay_wait() - dcs-fair's yield: sleep off a debt
+ * @ep: the caller's endpoint
+ * @seen: the arrival count the caller waits to see change
+ *
+ * Ends a boost that still runs.  An owner that owes boosted time then
+ * sleeps until the message comes or for as long as its share of the CPU
+ * would take to pay the debt; the sleep is credited.  Sleeping, not
+ * lowering, repays on EEVDF: a task lowered to nice 19 while it owed and
+ * raised when paid was measured (tests/guest/fair.c) leaving its CPU's
+ * other task 12-62% of the CPU where it has 50% under local, run to run;
+ * a sleeper is simply off the queue.
+ * Only the owner repays: another thread's sleep gives nobody any CPU.
+ */
+static int cosched_repay_wait(struct cosched_ep *ep, u64 seen)
+{
+	struct cosched_wait w = { .seen = seen };
+	u64 start;
+	int ret;
+
+	if (current != ep->task->task)
+		return 0;
+	/* It has spun spin_us since its message: a boost has done its work. */
+	cosched_prio_restore(ep);
+	w.timeout_ns = cosched_repay_due(ep);
+	if (!w.timeout_ns)
+		return 0;
+	start = ktime_get_ns();
+	ret = cosched_wait(ep, &w);
+	cosched_repay_slept(ep, ktime_get_ns() - start);
+	return ret == -EINTR ? -EINTR : 0;
+}
+
 /**
  * cosched_yield() - the spin-yield action (thesis 6.1.7)
  * @ep: the caller's endpoint, pinned by the caller
@@ -245,9 +278,10 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
  * Lowers the owner once per awaited message and boosts the local
  * endpoint with the newest pending message, so the CPU goes where work
  * is waiting while the caller keeps spinning.  With %COSCHED_YIELD_END,
- * or once the message has arrived, it ends such a yield instead.
+ * or once the message has arrived, it ends such a yield instead.  Under
+ * dcs-fair it is cosched_repay_wait()'s instead.
  *
- * Return: 0.
+ * Return: 0, or -EINTR if a signal ended a sleep under dcs-fair.
  */
 int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y)
 {
@@ -255,6 +289,8 @@ int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y)
 
 	y->lowered = 0;
 	y->target_id = 0;
+	if (cosched_active_policy()->repay)
+		return cosched_repay_wait(ep, y->seen);
 	if (cosched_arrivals(ep) != y->seen ||
 	    (y->flags & COSCHED_YIELD_END)) {
 		/* The message is here: end a yield made for it. */

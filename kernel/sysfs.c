@@ -58,6 +58,7 @@ TUNABLE_ATTR(cpu_budget_pct, COSCHED_T_CPU_BUDGET_PCT);
 TUNABLE_ATTR(global_budget_pct, COSCHED_T_GLOBAL_BUDGET_PCT);
 TUNABLE_ATTR(user_max_endpoints, COSCHED_T_USER_MAX_ENDPOINTS);
 TUNABLE_ATTR(user_max_hooks, COSCHED_T_USER_MAX_HOOKS);
+TUNABLE_ATTR(repay_max_debt_us, COSCHED_T_REPAY_MAX_DEBT_US);
 
 static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_policy.kattr.attr,
@@ -73,6 +74,7 @@ static struct attribute *cosched_tunable_attrs[] = {
 	&tunable_global_budget_pct.kattr.attr,
 	&tunable_user_max_endpoints.kattr.attr,
 	&tunable_user_max_hooks.kattr.attr,
+	&tunable_repay_max_debt_us.kattr.attr,
 	NULL,
 };
 

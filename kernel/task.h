@@ -20,6 +20,8 @@
 
 #include <uapi/linux/sched/types.h>
 
+#include "repay.h"
+
 struct cosched_ep;
 struct cosched_job;
 struct cosched_user;
@@ -94,6 +96,7 @@ struct cosched_task {
 	u64 boost_end_ns;		/* CLOCK_MONOTONIC */
 	struct cosched_ep *lowered_ep;	/* the yield's endpoint; a reference */
 	u64 yield_seen;			/* arrival count it waits to change */
+	struct cosched_repay repay;	/* dcs-fair's debt */
 	struct hrtimer boost_timer;
 	struct kthread_work unboost_work;
 };

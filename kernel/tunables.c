@@ -27,6 +27,7 @@ static const char * const cosched_tunable_names[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_GLOBAL_BUDGET_PCT]	= "global_budget_pct",
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= "user_max_endpoints",
 	[COSCHED_T_USER_MAX_HOOKS]	= "user_max_hooks",
+	[COSCHED_T_REPAY_MAX_DEBT_US]	= "repay_max_debt_us",
 };
 
 static const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
@@ -43,6 +44,7 @@ static const char * const cosched_policy_names[COSCHED_NR_POLICIES] = {
 	[COSCHED_POLICY_PBA]	= "pba",
 	[COSCHED_POLICY_PBA_SB]	= "pba-sb",
 	[COSCHED_POLICY_PBA_SY]	= "pba-sy",
+	[COSCHED_POLICY_DCS_FAIR] = "dcs-fair",
 };
 
 #define POLICY(arrival, wait, pick) \
@@ -63,6 +65,11 @@ static const struct cosched_policy_desc cosched_policies[COSCHED_NR_POLICIES] = 
 	[COSCHED_POLICY_PBA]	= POLICY(PERIODIC, BUSY, ALIGNED),
 	[COSCHED_POLICY_PBA_SB]	= POLICY(PERIODIC, BLOCK, ALIGNED),
 	[COSCHED_POLICY_PBA_SY]	= POLICY(PERIODIC, YIELD, ALIGNED),
+	/* Yields only to repay: lowered while it owes, no target boosted. */
+	[COSCHED_POLICY_DCS_FAIR] = { .on_arrival = COSCHED_ON_ARRIVAL_BOOST,
+				      .wait_mode = COSCHED_WAIT_YIELD,
+				      .pb_pick = COSCHED_PB_ROUND_ROBIN,
+				      .repay = true },
 };
 
 static const char * const cosched_mech_names[COSCHED_NR_MECHS] = {
@@ -88,6 +95,8 @@ static const struct {
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= { 1, 1000000 },
 	/* Every user may register at least what ABI 1 promised per endpoint. */
 	[COSCHED_T_USER_MAX_HOOKS]	= { COSCHED_MAX_HOOKS, 1000000 },
+	/* 0: never refuse; at most 10 s, the debt's own bound (repay.c). */
+	[COSCHED_T_REPAY_MAX_DEBT_US]	= { 0, 10000000 },
 };
 
 static unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
@@ -104,6 +113,7 @@ static unsigned int cosched_tun[COSCHED_NR_TUNABLES] = {
 	[COSCHED_T_GLOBAL_BUDGET_PCT]	= 50,
 	[COSCHED_T_USER_MAX_ENDPOINTS]	= 256,
 	[COSCHED_T_USER_MAX_HOOKS]	= 4096,
+	[COSCHED_T_REPAY_MAX_DEBT_US]	= 30000,	/* one job budget */
 };
 
 /**
@@ -270,7 +280,7 @@ static const struct kernel_param_ops cosched_param_ops = {
 module_param_cb(policy, &cosched_param_ops, &cosched_tun[COSCHED_T_POLICY],
 		0444);
 MODULE_PARM_DESC(policy,
-		 "local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy (default local)");
+		 "local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy dcs-fair (default local)");
 module_param_cb(spin_us, &cosched_param_ops, &cosched_tun[COSCHED_T_SPIN_US],
 		0444);
 MODULE_PARM_DESC(spin_us,
@@ -309,6 +319,10 @@ MODULE_PARM_DESC(user_max_hooks,
 module_param_cb(budget_window_ms, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_BUDGET_WINDOW_MS], 0444);
 MODULE_PARM_DESC(budget_window_ms, "budget window, ms, 10-10000 (default 100)");
+module_param_cb(repay_max_debt_us, &cosched_param_ops,
+		&cosched_tun[COSCHED_T_REPAY_MAX_DEBT_US], 0444);
+MODULE_PARM_DESC(repay_max_debt_us,
+		 "dcs-fair: boosted time a task may owe and still be boosted, us, 0 (no limit)-10000000 (default 30000)");
 module_param_cb(boost_mech, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_BOOST_MECH], 0444);
 MODULE_PARM_DESC(boost_mech, "fifo or nice (default fifo)");

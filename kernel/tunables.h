@@ -26,6 +26,7 @@ enum cosched_tunable_id {
 	COSCHED_T_GLOBAL_BUDGET_PCT,
 	COSCHED_T_USER_MAX_ENDPOINTS,
 	COSCHED_T_USER_MAX_HOOKS,
+	COSCHED_T_REPAY_MAX_DEBT_US,
 	COSCHED_NR_TUNABLES,
 };
 
@@ -56,6 +57,7 @@ struct cosched_policy_desc {
 	enum cosched_arrival_action on_arrival;
 	enum cosched_wait_mode wait_mode;
 	enum cosched_pb_pick pb_pick;
+	bool repay;	/* dcs-fair: boosted time is paid back (repay.c) */
 };
 
 unsigned int cosched_get(enum cosched_tunable_id id);

@@ -17,7 +17,7 @@ LAYERS = {
     4: "main dev hooks sysfs",
     3: "policy lifecycle",
     2: "boost budget pb ring",
-    1: "endpoint job task user bucket",
+    1: "endpoint job task user bucket repay",
     0: "tunables workers counters trace",
 }
 LAYER = {name: layer for layer, names in LAYERS.items()

@@ -5,7 +5,8 @@ and which policy the module must have."""
 from .util import BenchError
 
 POLICIES = ["local", "sb", "sy", "dcs", "dcs-sb", "dcs-sy",
-            "pb", "pbt", "pb-sb", "pb-sy", "pba", "pba-sb", "pba-sy"]
+            "pb", "pbt", "pb-sb", "pb-sy", "pba", "pba-sb", "pba-sy",
+            "dcs-fair"]
 
 # Baselines: plain MPI without the glue.
 #   busy-poll  MPI's default busy polling under the stock scheduler (the

@@ -45,7 +45,7 @@ while getopts p:m:xs o; do
 	*) sed -n '22,26s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
-[ "$POLICIES" = all ] && POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy"
+[ "$POLICIES" = all ] && POLICIES="local sb sy dcs dcs-sb dcs-sy pb pbt pb-sb pb-sy pba pba-sb pba-sy dcs-fair"
 [ "$(id -u)" = 0 ] || { echo "guest.sh: run as root in a guest" >&2; exit 2; }
 ip link set lo up 2>/dev/null
 

@@ -500,8 +500,13 @@ static void test_extensible(void)
 	/* STATS and INFO are output-only. */
 	ep_stats(fd, &st);
 	fill(&st, 0, ss, false);
-	expect_neg(ioctl_sized(fd, COSCHED_IOC_STATS, ss - 4, xbuf), EINVAL,
-		   "STATS size-4 -> EINVAL");
+	/* Version 1 ended at budget_exhausted; repay_refused came after. */
+	expect_neg(ioctl_sized(fd, COSCHED_IOC_STATS,
+			       offsetof(struct cosched_stats, budget_exhausted) + 4,
+			       xbuf), EINVAL, "STATS shorter than version 1 -> EINVAL");
+	expect_neg(ioctl_sized(fd, COSCHED_IOC_STATS,
+			       offsetof(struct cosched_stats, repay_refused),
+			       xbuf), 0, "STATS of version 1 accepted");
 	fill(&st, 0, ss + 8, false);
 	expect_neg(ioctl_sized(fd, COSCHED_IOC_STATS, ss + 8, xbuf), 0,
 		   "STATS size+8 accepted");
@@ -663,6 +668,7 @@ static unsigned int wait_mode_of(int policy)
 		return COSCHED_WAIT_BLOCK;
 	case COSCHED_POLICY_SY: case COSCHED_POLICY_DCS_SY:
 	case COSCHED_POLICY_PB_SY: case COSCHED_POLICY_PBA_SY:
+	case COSCHED_POLICY_DCS_FAIR:
 		return COSCHED_WAIT_YIELD;
 	default:
 		return COSCHED_WAIT_BUSY;

@@ -39,6 +39,7 @@ static const struct {
 	{ "pba",    COSCHED_WAIT_BUSY,  ALIGNED },
 	{ "pba-sb", COSCHED_WAIT_BLOCK, ALIGNED },
 	{ "pba-sy", COSCHED_WAIT_YIELD, ALIGNED },
+	{ "dcs-fair", COSCHED_WAIT_YIELD, NOW },
 };
 
 static struct ep ep;

@@ -27,12 +27,13 @@ static const struct tunable tunables[] = {
 	{ "ring_kb",		4,	65536,		256 },
 	{ "user_max_endpoints",	1,	1000000,	256 },
 	{ "user_max_hooks",	64,	1000000,	4096 },
+	{ "repay_max_debt_us",	0,	10000000,	30000 },
 };
 #define NR_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
 
 static const char *const stat_files[] = {
 	"arrivals", "doorbells", "boosts", "boosted_ns", "blocks", "wakeups",
-	"yields", "budget_exhausted", "endpoints", "jobs",
+	"yields", "budget_exhausted", "repay_refused", "endpoints", "jobs",
 };
 
 static char default_policy[32];
@@ -256,6 +257,7 @@ static void test_module_params(void)
 		"budget_window_ms=10001", "boost_mech=rt", "ring_kb=3",
 		"ring_kb=65537", "user_max_endpoints=0",
 		"user_max_hooks=63", "user_max_hooks=1000001",
+		"repay_max_debt_us=10000001",
 	};
 	struct cosched_info info;
 	char got[64];

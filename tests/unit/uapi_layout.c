@@ -24,7 +24,9 @@ STATIC_ASSERT(sizeof(struct cosched_create) == 32, "create size");
 STATIC_ASSERT(sizeof(struct cosched_doorbell) == 24, "doorbell size");
 STATIC_ASSERT(sizeof(struct cosched_wait) == 24, "wait size");
 STATIC_ASSERT(sizeof(struct cosched_yield) == 24, "yield size");
-STATIC_ASSERT(sizeof(struct cosched_stats) == 64, "stats size");
+STATIC_ASSERT(offsetof(struct cosched_stats, repay_refused) == 64,
+	      "stats: version 1's eight counters, then repay_refused");
+STATIC_ASSERT(sizeof(struct cosched_stats) == 72, "stats size");
 STATIC_ASSERT(offsetof(struct cosched_ring, head) == 64,
 	      "the ring's consumer field has a cache line of its own");
 STATIC_ASSERT(offsetof(struct cosched_ring, data_size) == 128,
@@ -38,7 +40,9 @@ STATIC_ASSERT(offsetof(struct cosched_ctrl, peers_lost) < 64 &&
 	      offsetof(struct cosched_ctrl, lost_seen) >= 64,
 	      "the peer-loss fields sit in their writers' halves");
 STATIC_ASSERT(COSCHED_RING_OFFSET(0) == 1ull << 32, "ring 0 above the control page");
-STATIC_ASSERT(COSCHED_NR_POLICIES == 13, "Table 6.1's ten and the three pba");
+STATIC_ASSERT(COSCHED_NR_POLICIES == 14,
+	      "Table 6.1's ten, the three pba and dcs-fair");
+STATIC_ASSERT(COSCHED_POLICY_DCS_FAIR == 13, "policy ids are ABI: new ones go last");
 
 int main(void)
 {

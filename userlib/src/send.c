@@ -30,6 +30,7 @@ static bool policy_boosts_on_arrival(const struct cosched_ctrl *c)
 	case COSCHED_POLICY_DCS:
 	case COSCHED_POLICY_DCS_SB:
 	case COSCHED_POLICY_DCS_SY:
+	case COSCHED_POLICY_DCS_FAIR:
 		return true;
 	default:
 		return false;

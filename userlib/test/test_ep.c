@@ -129,6 +129,7 @@ static void test_doorbell_rule(void)
 		{ COSCHED_POLICY_PBA, false, "pba" },
 		{ COSCHED_POLICY_PBA_SB, false, "pba-sb" },
 		{ COSCHED_POLICY_PBA_SY, false, "pba-sy" },
+		{ COSCHED_POLICY_DCS_FAIR, true, "dcs-fair" },
 	};
 	struct cosched_ep *ep = fake_ep(COSCHED_POLICY_LOCAL, COSCHED_WAIT_BUSY);
 	struct cosched_ring *h = ep->own.v.hdr;

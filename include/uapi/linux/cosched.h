@@ -43,6 +43,7 @@ enum cosched_policy {
 	COSCHED_POLICY_PBA,		/* aligned periodic boost, busy wait */
 	COSCHED_POLICY_PBA_SB,
 	COSCHED_POLICY_PBA_SY,
+	COSCHED_POLICY_DCS_FAIR,	/* dcs that repays its boosted time */
 	COSCHED_NR_POLICIES,
 };
 
@@ -251,6 +252,8 @@ struct cosched_yield {
  * @wakeups: sleeping waits ended by an arrival.
  * @yields: yields that lowered the caller.
  * @budget_exhausted: boosts refused because the job's budget was spent.
+ * @repay_refused: boosts refused under dcs-fair because the owner owed
+ *	more boosted time than repay_max_debt_us (added after version 1).
  */
 struct cosched_stats {
 	__u64 arrivals;
@@ -261,6 +264,7 @@ struct cosched_stats {
 	__u64 wakeups;
 	__u64 yields;
 	__u64 budget_exhausted;
+	__u64 repay_refused;
 };
 
 /*

@@ -379,7 +379,7 @@ u64 percentile(u64 *v, size_t n, double p)
 
 const char *const policy_names[COSCHED_NR_POLICIES] = {
 	"local", "sb", "sy", "dcs", "dcs-sb", "dcs-sy",
-	"pb", "pbt", "pb-sb", "pb-sy", "pba", "pba-sb", "pba-sy",
+	"pb", "pbt", "pb-sb", "pb-sy", "pba", "pba-sb", "pba-sy", "dcs-fair",
 };
 
 int policy_index(const char *name)

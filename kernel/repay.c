@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repaying boosted time (dcs-fair).
+ *
+ * A FIFO boost runs outside the fair class, which therefore does not
+ * charge it: after its boost a task gets its full fair share again, and
+ * what the boost took from the CPU's other tasks is never given back
+ * (tests/guest/budget.c measured a victim left 9% of a CPU it shares
+ * with one flooder on 6.12).  Here each task keeps a debt: while boosted
+ * it is charged what it ran minus its share s of the time it was
+ * runnable, where s is what it actually got under its own attributes
+ * (its own runnable time, decayed over about a second), so neither the
+ * number of tasks on its CPU nor their weights need be known.  A boost
+ * of length b adds about (1 - s) b.  A task that owes and waits for a
+ * message sleeps instead of spinning (policy.c), and a sleep of t pays
+ * back s t: the CPU time it would have had.  A task owing more than
+ * repay_max_debt_us is not boosted (boost.c); at each budget window a
+ * debt over that is forgiven down to it, so a task that never waits is
+ * boosted about once a window.  bench/sim/repay.c is the same idea with
+ * the share counted from the runqueue and nice 19 in place of the sleep;
+ * Documentation/simulator.rst says why the module differs.
+ */
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+
+#include "repay.h"
+#include "tunables.h"
+
+/* A credit (a task that got less than its share) is worth this much. */
+#define COSCHED_REPAY_CREDIT_NS		(4 * NSEC_PER_MSEC)
+/* Far beyond any repay_max_debt_us: keeps the arithmetic in range. */
+#define COSCHED_REPAY_DEBT_MAX_NS	(10 * NSEC_PER_SEC)
+/* The share is measured over about this much runnable time. */
+#define COSCHED_REPAY_HORIZON_NS	NSEC_PER_SEC
+/* Below this, the share is unknown and taken as 1 (nothing owed). */
+#define COSCHED_REPAY_MIN_SAMPLE_NS	NSEC_PER_MSEC
+/* A repaying sleep: not so short it is all switching, nor long. */
+#define COSCHED_REPAY_SLEEP_MIN_NS	(100 * NSEC_PER_USEC)
+#define COSCHED_REPAY_SLEEP_MAX_NS	(4 * NSEC_PER_MSEC)
+
+/* Fixed-point shares: 1 << COSCHED_SHARE_SHIFT is the whole CPU. */
+#define COSCHED_SHARE_SHIFT		16
+
+/*
+ * Time @p has spent waiting on a runqueue, the wait under way included
+ * (schedstat adds a wait only when it ends).  last_queued is in the
+ * clock of the task's runqueue, sched_clock_cpu() of its CPU (a task
+ * that has just moved may read a clock that is behind: that wait
+ * counts 0).
+ */
+static u64 cosched_run_delay(struct task_struct *p)
+{
+#ifdef CONFIG_SCHED_INFO
+	u64 delay = READ_ONCE(p->sched_info.run_delay);
+	u64 queued = READ_ONCE(p->sched_info.last_queued);
+	u64 now = sched_clock_cpu(task_cpu(p));
+
+	if (queued && now > queued)
+		delay += now - queued;
+	return delay;
+#else
+	return 0;
+#endif
+}
+
+static u64 cosched_repay_window(void)
+{
+	u64 len = (u64)cosched_get(COSCHED_T_BUDGET_WINDOW_MS) * NSEC_PER_MSEC;
+
+	return div64_u64(ktime_get_ns(), len);
+}
+
+static u64 cosched_max_debt_ns(void)
+{
+	return (u64)cosched_get(COSCHED_T_REPAY_MAX_DEBT_US) * NSEC_PER_USEC;
+}
+
+/* The measured share, in 1 / (1 << COSCHED_SHARE_SHIFT) of a CPU. */
+static u64 cosched_repay_share(const struct cosched_repay *r)
+{
+	if (r->share_runnable < COSCHED_REPAY_MIN_SAMPLE_NS)
+		return 1ULL << COSCHED_SHARE_SHIFT;
+	return div64_u64(r->share_ran << COSCHED_SHARE_SHIFT,
+			 r->share_runnable);
+}
+
+/**
+ * cosched_repay_init() - a task's record starts owing nothing
+ * @r: the record
+ * @p: the task
+ */
+void cosched_repay_init(struct cosched_repay *r, struct task_struct *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->exec_mark = READ_ONCE(p->se.sum_exec_runtime);
+	r->delay_mark = cosched_run_delay(p);
+	r->window = cosched_repay_window();
+}
+
+/**
+ * cosched_repay_update() - account the time since the last update
+ * @r: the record, under its task's prio_lock
+ * @p: the task
+ * @charged: the task was boosted or lowered (spin-yield) since the last
+ *	update (its time counts against its share); otherwise it had its
+ *	own attributes (its time measures the share)
+ *
+ * Called at every change of the task's attributes, after the change
+ * that ends the interval (a sched_setattr() brings sum_exec_runtime up
+ * to date), and before and after a repaying sleep.
+ */
+void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
+			  bool charged)
+{
+	u64 exec = READ_ONCE(p->se.sum_exec_runtime);
+	u64 delay = cosched_run_delay(p);
+	u64 ran = exec - r->exec_mark;
+	u64 waited = delay > r->delay_mark ? delay - r->delay_mark : 0;
+	u64 window = cosched_repay_window();
+	s64 max_debt = cosched_max_debt_ns();
+
+	r->exec_mark = exec;
+	/* The wait under way is an estimate: never count it twice. */
+	r->delay_mark = max(delay, r->delay_mark);
+	if (charged) {
+		u64 due = mul_u64_u64_shr(cosched_repay_share(r), ran + waited,
+					  COSCHED_SHARE_SHIFT);
+
+		r->debt_ns += (s64)ran - (s64)due;
+		r->debt_ns = clamp_t(s64, r->debt_ns, -COSCHED_REPAY_CREDIT_NS,
+				     COSCHED_REPAY_DEBT_MAX_NS);
+	} else {
+		r->share_ran += ran;
+		r->share_runnable += ran + waited;
+		while (r->share_runnable > COSCHED_REPAY_HORIZON_NS) {
+			r->share_ran >>= 1;
+			r->share_runnable >>= 1;
+		}
+	}
+	if (window != r->window) {
+		r->window = window;
+		if (max_debt && r->debt_ns > max_debt)
+			r->debt_ns = max_debt;
+	}
+}
+
+/**
+ * cosched_repay_owes() - whether the task has boosted time to pay back
+ * @r: the record, under its task's prio_lock
+ *
+ * Return: true while its debt is positive.
+ */
+bool cosched_repay_owes(const struct cosched_repay *r)
+{
+	return r->debt_ns > 0;
+}
+
+/**
+ * cosched_repay_refuses() - whether the task owes too much for a boost
+ * @r: the record, under its task's prio_lock
+ *
+ * Return: true if its debt is over repay_max_debt_us (never with 0).
+ */
+bool cosched_repay_refuses(const struct cosched_repay *r)
+{
+	s64 max_debt = cosched_max_debt_ns();
+
+	return max_debt && r->debt_ns > max_debt;
+}
+
+/**
+ * cosched_repay_sleep_ns() - how long a sleep pays the debt
+ * @r: the record, under its task's prio_lock
+ *
+ * Return: the time its debt would take to pay if it slept where it
+ * would have run at its measured share, bounded (the waiter sleeps
+ * again if it still owes).
+ */
+u64 cosched_repay_sleep_ns(const struct cosched_repay *r)
+{
+	u64 share = cosched_repay_share(r);
+	u64 debt = r->debt_ns > 0 ? r->debt_ns : 0;
+	u64 ns = div64_u64(debt << COSCHED_SHARE_SHIFT, max(share, 1ULL));
+
+	return clamp_t(u64, ns, COSCHED_REPAY_SLEEP_MIN_NS,
+		       COSCHED_REPAY_SLEEP_MAX_NS);
+}
+
+/**
+ * cosched_repay_credit() - a sleep gave the CPU back
+ * @r: the record, under its task's prio_lock, just updated
+ * @slept_ns: how long the task slept instead of waiting on its CPU,
+ *	where it would have had its measured share
+ */
+void cosched_repay_credit(struct cosched_repay *r, u64 slept_ns)
+{
+	u64 paid = mul_u64_u64_shr(cosched_repay_share(r), slept_ns,
+				   COSCHED_SHARE_SHIFT);
+
+	paid = min_t(u64, paid, COSCHED_REPAY_DEBT_MAX_NS);
+	r->debt_ns = max_t(s64, r->debt_ns - (s64)paid,
+			   -COSCHED_REPAY_CREDIT_NS);
+}
