@@ -31,6 +31,7 @@
 #include "task.h"
 #include "trace.h"
 #include "tunables.h"
+#include "user.h"
 #include "workers.h"
 
 #define COSCHED_BOOST_RT_PRIO	1
@@ -87,12 +88,32 @@ static bool cosched_still_ours(struct cosched_task *t)
 /*
  * Account the task's time since the last change to the attributes it
  * had (repay.c); after a sched_setattr(), which brings its runtime up
- * to date.
+ * to date.  Only a boost under dcs-fair is charged.
  */
 static void cosched_repay_account(struct cosched_task *t)
 {
-	cosched_repay_update(&t->repay, t->task,
-			     t->prio_state != COSCHED_PRIO_OWN);
+	enum cosched_repay_interval how = COSCHED_REPAY_SKIP;
+
+	if (t->prio_state == COSCHED_PRIO_OWN)
+		how = COSCHED_REPAY_OWN;
+	else if (t->prio_state == COSCHED_PRIO_BOOSTED &&
+		 cosched_active_policy()->repay)
+		how = COSCHED_REPAY_BOOSTED;
+	cosched_repay_update(&t->repay, t->task, how);
+}
+
+/*
+ * Debts of the user's tasks that closed their endpoints come back to
+ * the next of its tasks that is boosted or waits: closing and reopening
+ * an endpoint (a fresh task record) wipes no debt.
+ */
+static void cosched_repay_pick_up(struct cosched_task *t,
+				  struct cosched_user *u)
+{
+	s64 carried = atomic64_xchg(&u->repay_carry_ns, 0);
+
+	if (carried)
+		cosched_repay_carry(&t->repay, carried);
 }
 
 /* Put @t's own attributes back, checking the result. */
@@ -205,11 +226,12 @@ bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
 	    t->prio_state == COSCHED_PRIO_BOOSTED ||
 	    (p->flags & PF_EXITING) || cosched_task_is_rt(p))
 		goto out;
-	cosched_repay_account(t);
-	if (cosched_active_policy()->repay &&
-	    cosched_repay_refuses(&t->repay)) {
-		cosched_count(ep, COSCHED_CNT_REPAY_REFUSED, 1);
-		goto out;
+	if (cosched_active_policy()->repay) {
+		cosched_repay_pick_up(t, ep->user);
+		if (cosched_repay_refuses(&t->repay)) {
+			cosched_count(ep, COSCHED_CNT_REPAY_REFUSED, 1);
+			goto out;
+		}
 	}
 	len = cosched_budget_reserve(&t->charge, ep->job, ep->user,
 				     cosched_task_cpu(t), want_ns);
@@ -235,6 +257,8 @@ bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
 		cosched_budget_settle(&t->charge, 0);
 		goto out;
 	}
+	/* Its time until now, brought up to date by the change, was its own. */
+	cosched_repay_account(t);
 	WRITE_ONCE(t->prio_state, COSCHED_PRIO_BOOSTED);
 	t->boost_mech = mech;
 	cosched_ep_get(ep);
@@ -363,6 +387,7 @@ u64 cosched_repay_due(struct cosched_ep *ep)
 
 	rt_mutex_lock(&t->prio_lock);
 	cosched_repay_account(t);
+	cosched_repay_pick_up(t, ep->user);
 	if (cosched_repay_owes(&t->repay))
 		due = cosched_repay_sleep_ns(&t->repay);
 	rt_mutex_unlock(&t->prio_lock);
@@ -370,17 +395,16 @@ u64 cosched_repay_due(struct cosched_ep *ep)
 }
 
 /**
- * cosched_repay_slept() - credit @ep's owner for a sleep that repaid
+ * cosched_repay_woke() - credit @ep's owner for a sleep that repaid
  * @ep: the endpoint the owner waited on
  * @slept_ns: how long it slept instead of waiting on its CPU
  */
-void cosched_repay_slept(struct cosched_ep *ep, u64 slept_ns)
+void cosched_repay_woke(struct cosched_ep *ep, u64 slept_ns)
 {
 	struct cosched_task *t = ep->task;
 
 	rt_mutex_lock(&t->prio_lock);
-	cosched_repay_account(t);
-	cosched_repay_credit(&t->repay, slept_ns);
+	cosched_repay_slept(&t->repay, t->task, slept_ns);
 	rt_mutex_unlock(&t->prio_lock);
 }
 
@@ -522,14 +546,19 @@ const struct cosched_task_ops cosched_boost_task_ops = {
  * cosched_ep_prio_release() - end what @ep started on its owner
  * @ep: an endpoint being destroyed (dead is set)
  *
- * A boost charged to @ep's job, or a yield made for @ep, ends now.
+ * A boost charged to @ep's job, or a yield made for @ep, ends now.  The
+ * owner's debt goes to @ep's user, for its next task to pick up.
  */
 void cosched_ep_prio_release(struct cosched_ep *ep)
 {
 	struct cosched_task *t = ep->task;
+	s64 debt;
 
 	rt_mutex_lock(&t->prio_lock);
 	if (t->boost_ep == ep || t->lowered_ep == ep)
 		cosched_set_own(t);
+	debt = cosched_repay_take(&t->repay);
+	if (debt)
+		atomic64_add(debt, &ep->user->repay_carry_ns);
 	rt_mutex_unlock(&t->prio_lock);
 }

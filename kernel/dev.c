@@ -264,7 +264,8 @@ static long cosched_ioc_wait(struct cosched_file *cf, unsigned int cmd,
  * @cmd: the command, carrying the caller's struct size
  * @arg: user pointer to struct cosched_yield
  *
- * Return: 0 with the outcome written back; -ENXIO without an endpoint.
+ * Return: 0 with the outcome written back; -ENXIO without an endpoint;
+ * -EINTR if a signal ended dcs-fair's repaying sleep.
  */
 static long cosched_ioc_yield(struct cosched_file *cf, unsigned int cmd,
 			      unsigned long arg)

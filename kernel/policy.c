@@ -266,7 +266,7 @@ static int cosched_repay_wait(struct cosched_ep *ep, u64 seen)
 		return 0;
 	start = ktime_get_ns();
 	ret = cosched_wait(ep, &w);
-	cosched_repay_slept(ep, ktime_get_ns() - start);
+	cosched_repay_woke(ep, ktime_get_ns() - start);
 	return ret == -EINTR ? -EINTR : 0;
 }
 
@@ -289,14 +289,14 @@ int cosched_yield(struct cosched_ep *ep, struct cosched_yield *y)
 
 	y->lowered = 0;
 	y->target_id = 0;
-	if (cosched_active_policy()->repay)
-		return cosched_repay_wait(ep, y->seen);
 	if (cosched_arrivals(ep) != y->seen ||
 	    (y->flags & COSCHED_YIELD_END)) {
 		/* The message is here: end a yield made for it. */
 		cosched_unlower(ep);
 		return 0;
 	}
+	if (cosched_active_policy()->repay)
+		return cosched_repay_wait(ep, y->seen);
 	if (!cosched_lower(ep, y->seen))
 		return 0;
 	y->lowered = 1;

@@ -5,20 +5,23 @@
  * A FIFO boost runs outside the fair class, which therefore does not
  * charge it: after its boost a task gets its full fair share again, and
  * what the boost took from the CPU's other tasks is never given back
- * (tests/guest/budget.c measured a victim left 9% of a CPU it shares
- * with one flooder on 6.12).  Here each task keeps a debt: while boosted
- * it is charged what it ran minus its share s of the time it was
- * runnable, where s is what it actually got under its own attributes
- * (its own runnable time, decayed over about a second), so neither the
- * number of tasks on its CPU nor their weights need be known.  A boost
- * of length b adds about (1 - s) b.  A task that owes and waits for a
- * message sleeps instead of spinning (policy.c), and a sleep of t pays
- * back s t: the CPU time it would have had.  A task owing more than
+ * (the budget flood of Documentation/results/kernel-trust/ left its
+ * victim 9.4% of a CPU on 6.12).  Here each task keeps a debt: while
+ * boosted under dcs-fair it is charged what it ran minus its share s of
+ * that, where s is what it actually got under its own attributes on its
+ * current CPU (decayed over about a second; 1/2 until measured, and
+ * within [1/16, 15/16]), so neither the number of tasks on its CPU nor
+ * their weights need be known.  A boost of length
+ * b adds about (1 - s) b.  A task that owes and waits for a message
+ * sleeps instead of spinning (policy.c), and a sleep pays back s of the
+ * time it kept the task off the runqueue.  A task owing more than
  * repay_max_debt_us is not boosted (boost.c); at each budget window a
  * debt over that is forgiven down to it, so a task that never waits is
- * boosted about once a window.  bench/sim/repay.c is the same idea with
- * the share counted from the runqueue and nice 19 in place of the sleep;
- * Documentation/simulator.rst says why the module differs.
+ * boosted about once a window.  A task that closes an endpoint leaves
+ * its debt to its user, for the user's next task to pick up (boost.c).
+ * bench/sim/repay.c is the same idea with the share counted from the
+ * runqueue and nice 19 in place of the sleep; Documentation/simulator.rst
+ * says why the module differs.
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -78,13 +81,39 @@ static u64 cosched_max_debt_ns(void)
 	return (u64)cosched_get(COSCHED_T_REPAY_MAX_DEBT_US) * NSEC_PER_USEC;
 }
 
-/* The measured share, in 1 / (1 << COSCHED_SHARE_SHIFT) of a CPU. */
+/*
+ * The measured share, in 1 / (1 << COSCHED_SHARE_SHIFT) of a CPU: half
+ * until measured (a new record is no licence for free boosts), and kept
+ * within [1/16, 15/16], so that no boost is free and every sleep pays.
+ */
 static u64 cosched_repay_share(const struct cosched_repay *r)
 {
+	const u64 one = 1ULL << COSCHED_SHARE_SHIFT;
+
 	if (r->share_runnable < COSCHED_REPAY_MIN_SAMPLE_NS)
-		return 1ULL << COSCHED_SHARE_SHIFT;
-	return div64_u64(r->share_ran << COSCHED_SHARE_SHIFT,
-			 r->share_runnable);
+		return one / 2;
+	return clamp_t(u64, div64_u64(r->share_ran << COSCHED_SHARE_SHIFT,
+				      r->share_runnable),
+		       one / 16, one - one / 16);
+}
+
+static void cosched_repay_add(struct cosched_repay *r, s64 ns)
+{
+	r->debt_ns = clamp_t(s64, r->debt_ns + ns, -COSCHED_REPAY_CREDIT_NS,
+			     COSCHED_REPAY_DEBT_MAX_NS);
+}
+
+/* At each budget window, a debt over repay_max_debt_us is forgiven. */
+static void cosched_repay_roll(struct cosched_repay *r)
+{
+	u64 window = cosched_repay_window();
+	s64 max_debt = cosched_max_debt_ns();
+
+	if (window == r->window)
+		return;
+	r->window = window;
+	if (max_debt && r->debt_ns > max_debt)
+		r->debt_ns = max_debt;
 }
 
 /**
@@ -98,53 +127,128 @@ void cosched_repay_init(struct cosched_repay *r, struct task_struct *p)
 	r->exec_mark = READ_ONCE(p->se.sum_exec_runtime);
 	r->delay_mark = cosched_run_delay(p);
 	r->window = cosched_repay_window();
+	r->cpu = task_cpu(p);
+}
+
+/* What @p ran and waited on a runqueue since the marks; moves them. */
+static void cosched_repay_advance(struct cosched_repay *r,
+				  struct task_struct *p, u64 *ran, u64 *waited)
+{
+	u64 exec = READ_ONCE(p->se.sum_exec_runtime);
+	u64 delay = cosched_run_delay(p);
+
+	*ran = exec - r->exec_mark;
+	*waited = delay > r->delay_mark ? delay - r->delay_mark : 0;
+	r->exec_mark = exec;
+	/* The wait under way is an estimate: never count it twice. */
+	r->delay_mark = max(delay, r->delay_mark);
+}
+
+/* An interval under the task's own attributes measures its share. */
+static void cosched_repay_sample(struct cosched_repay *r,
+				 struct task_struct *p, u64 ran, u64 waited)
+{
+	unsigned int cpu = task_cpu(p);
+
+	/* A share measured on another CPU says nothing about this one. */
+	if (cpu != r->cpu) {
+		r->cpu = cpu;
+		r->share_ran = 0;
+		r->share_runnable = 0;
+		return;
+	}
+	r->share_ran += ran;
+	r->share_runnable += ran + waited;
+	while (r->share_runnable > COSCHED_REPAY_HORIZON_NS) {
+		r->share_ran >>= 1;
+		r->share_runnable >>= 1;
+	}
 }
 
 /**
  * cosched_repay_update() - account the time since the last update
  * @r: the record, under its task's prio_lock
  * @p: the task
- * @charged: the task was boosted or lowered (spin-yield) since the last
- *	update (its time counts against its share); otherwise it had its
- *	own attributes (its time measures the share)
+ * @how: what the task's attributes were since the last update
  *
  * Called at every change of the task's attributes, after the change
  * that ends the interval (a sched_setattr() brings sum_exec_runtime up
- * to date), and before and after a repaying sleep.
+ * to date), and around a repaying sleep.
  */
 void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
-			  bool charged)
+			  enum cosched_repay_interval how)
 {
-	u64 exec = READ_ONCE(p->se.sum_exec_runtime);
-	u64 delay = cosched_run_delay(p);
-	u64 ran = exec - r->exec_mark;
-	u64 waited = delay > r->delay_mark ? delay - r->delay_mark : 0;
-	u64 window = cosched_repay_window();
-	s64 max_debt = cosched_max_debt_ns();
+	u64 ran, waited;
 
-	r->exec_mark = exec;
-	/* The wait under way is an estimate: never count it twice. */
-	r->delay_mark = max(delay, r->delay_mark);
-	if (charged) {
-		u64 due = mul_u64_u64_shr(cosched_repay_share(r), ran + waited,
-					  COSCHED_SHARE_SHIFT);
+	cosched_repay_advance(r, p, &ran, &waited);
+	switch (how) {
+	case COSCHED_REPAY_OWN:
+		cosched_repay_sample(r, p, ran, waited);
+		break;
+	case COSCHED_REPAY_BOOSTED:
+		/*
+		 * A boosted task hardly waits: a wait seen here began under
+		 * its own attributes (and was not yet counted, as the clock
+		 * of another CPU may read late), so it is the share's.
+		 */
+		cosched_repay_add(r, (s64)ran -
+				  (s64)mul_u64_u64_shr(cosched_repay_share(r),
+						       ran, COSCHED_SHARE_SHIFT));
+		cosched_repay_sample(r, p, 0, waited);
+		break;
+	case COSCHED_REPAY_SKIP:
+		break;
+	}
+	cosched_repay_roll(r);
+}
 
-		r->debt_ns += (s64)ran - (s64)due;
-		r->debt_ns = clamp_t(s64, r->debt_ns, -COSCHED_REPAY_CREDIT_NS,
-				     COSCHED_REPAY_DEBT_MAX_NS);
-	} else {
-		r->share_ran += ran;
-		r->share_runnable += ran + waited;
-		while (r->share_runnable > COSCHED_REPAY_HORIZON_NS) {
-			r->share_ran >>= 1;
-			r->share_runnable >>= 1;
-		}
-	}
-	if (window != r->window) {
-		r->window = window;
-		if (max_debt && r->debt_ns > max_debt)
-			r->debt_ns = max_debt;
-	}
+/**
+ * cosched_repay_slept() - account a repaying sleep that just ended
+ * @r: the record, under its task's prio_lock
+ * @p: the task (current)
+ * @slept_ns: from the start of the sleep until now
+ *
+ * The sleep pays the task's share of the time it was off the runqueue:
+ * what it then waited on the runqueue after its wake-up is contention,
+ * sampled, not paid.
+ */
+void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
+			 u64 slept_ns)
+{
+	u64 ran, waited, away;
+
+	cosched_repay_advance(r, p, &ran, &waited);
+	away = slept_ns > ran + waited ? slept_ns - ran - waited : 0;
+	cosched_repay_add(r, -(s64)mul_u64_u64_shr(cosched_repay_share(r),
+						   min_t(u64, away,
+							 COSCHED_REPAY_DEBT_MAX_NS),
+						   COSCHED_SHARE_SHIFT));
+	cosched_repay_sample(r, p, ran, waited);
+	cosched_repay_roll(r);
+}
+
+/**
+ * cosched_repay_carry() - a debt handed over, from a task that left
+ * @r: the record, under its task's prio_lock
+ * @ns: the debt (positive)
+ */
+void cosched_repay_carry(struct cosched_repay *r, s64 ns)
+{
+	cosched_repay_add(r, ns);
+}
+
+/**
+ * cosched_repay_take() - the task's positive debt, which it gives up
+ * @r: the record, under its task's prio_lock
+ *
+ * Return: the debt, or 0 if it owes nothing.
+ */
+s64 cosched_repay_take(struct cosched_repay *r)
+{
+	s64 debt = max_t(s64, r->debt_ns, 0);
+
+	r->debt_ns -= debt;
+	return debt;
 }
 
 /**
@@ -160,14 +264,16 @@ bool cosched_repay_owes(const struct cosched_repay *r)
 
 /**
  * cosched_repay_refuses() - whether the task owes too much for a boost
- * @r: the record, under its task's prio_lock
+ * @r: the record, under its task's prio_lock (a new window's forgiveness
+ *	is applied first)
  *
  * Return: true if its debt is over repay_max_debt_us (never with 0).
  */
-bool cosched_repay_refuses(const struct cosched_repay *r)
+bool cosched_repay_refuses(struct cosched_repay *r)
 {
 	s64 max_debt = cosched_max_debt_ns();
 
+	cosched_repay_roll(r);
 	return max_debt && r->debt_ns > max_debt;
 }
 
@@ -187,20 +293,4 @@ u64 cosched_repay_sleep_ns(const struct cosched_repay *r)
 
 	return clamp_t(u64, ns, COSCHED_REPAY_SLEEP_MIN_NS,
 		       COSCHED_REPAY_SLEEP_MAX_NS);
-}
-
-/**
- * cosched_repay_credit() - a sleep gave the CPU back
- * @r: the record, under its task's prio_lock, just updated
- * @slept_ns: how long the task slept instead of waiting on its CPU,
- *	where it would have had its measured share
- */
-void cosched_repay_credit(struct cosched_repay *r, u64 slept_ns)
-{
-	u64 paid = mul_u64_u64_shr(cosched_repay_share(r), slept_ns,
-				   COSCHED_SHARE_SHIFT);
-
-	paid = min_t(u64, paid, COSCHED_REPAY_DEBT_MAX_NS);
-	r->debt_ns = max_t(s64, r->debt_ns - (s64)paid,
-			   -COSCHED_REPAY_CREDIT_NS);
 }

@@ -23,6 +23,7 @@ struct task_struct;
  * @share_runnable: ... and how long it was runnable: its measured share
  * @window: the budget window of the last update (debts over
  *	repay_max_debt_us are forgiven down to it at each new window)
+ * @cpu: the CPU the share was measured on
  */
 struct cosched_repay {
 	s64 debt_ns;
@@ -31,14 +32,25 @@ struct cosched_repay {
 	u64 share_ran;
 	u64 share_runnable;
 	u64 window;
+	unsigned int cpu;
+};
+
+/* What a task's attributes were over an interval. */
+enum cosched_repay_interval {
+	COSCHED_REPAY_OWN,	/* its own: the interval measures its share */
+	COSCHED_REPAY_BOOSTED,	/* boosted under dcs-fair: charged */
+	COSCHED_REPAY_SKIP,	/* neither (a yield, another policy's boost) */
 };
 
 void cosched_repay_init(struct cosched_repay *r, struct task_struct *p);
 void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
-			  bool charged);
+			  enum cosched_repay_interval how);
+void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
+			 u64 slept_ns);
+void cosched_repay_carry(struct cosched_repay *r, s64 ns);
+s64 cosched_repay_take(struct cosched_repay *r);
 bool cosched_repay_owes(const struct cosched_repay *r);
-bool cosched_repay_refuses(const struct cosched_repay *r);
+bool cosched_repay_refuses(struct cosched_repay *r);
 u64 cosched_repay_sleep_ns(const struct cosched_repay *r);
-void cosched_repay_credit(struct cosched_repay *r, u64 slept_ns);
 
 #endif /* _COSCHED_REPAY_H */

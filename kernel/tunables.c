@@ -65,7 +65,7 @@ static const struct cosched_policy_desc cosched_policies[COSCHED_NR_POLICIES] = 
 	[COSCHED_POLICY_PBA]	= POLICY(PERIODIC, BUSY, ALIGNED),
 	[COSCHED_POLICY_PBA_SB]	= POLICY(PERIODIC, BLOCK, ALIGNED),
 	[COSCHED_POLICY_PBA_SY]	= POLICY(PERIODIC, YIELD, ALIGNED),
-	/* Yields only to repay: lowered while it owes, no target boosted. */
+	/* Its yield sleeps while the task owes (policy.c), boosts nothing. */
 	[COSCHED_POLICY_DCS_FAIR] = { .on_arrival = COSCHED_ON_ARRIVAL_BOOST,
 				      .wait_mode = COSCHED_WAIT_YIELD,
 				      .pb_pick = COSCHED_PB_ROUND_ROBIN,

@@ -27,6 +27,8 @@ struct cosched_user {
 	unsigned int nr_eps;
 	/* Registered sockets, rings and channels, bounded by user_max_hooks. */
 	atomic_t nr_hooks;
+	/* dcs-fair: debts its tasks left with their endpoints (boost.c). */
+	atomic64_t repay_carry_ns;
 };
 
 int cosched_user_add_ep(kuid_t uid, struct cosched_ep *ep);

@@ -25,13 +25,20 @@
  *    dcs-fair R sleeps in YIELD while it owes (blocks count the sleeps);
  *    its arrival-to-seen delay is printed beside local's and dcs's, not
  *    asserted.
+ * 3. Part 1 with A closing its endpoint and making a new one every
+ *    50 ms: a debt survives the fresh task record (it goes to the user
+ *    and back).
+ * 4. (yield_end() below) YIELD_END and another thread's YIELD do not
+ *    sleep a debt off; the owner's YIELD does.
  */
 #define _GNU_SOURCE
 #include "check.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define JOB		0xfa1e0ull
@@ -55,17 +62,29 @@ struct result {
 	double delay_us;
 };
 
-/* Part 1's A: an endpoint's owner that never waits. */
-static void never_waits(struct shared *sh)
+enum mode { NEVER_WAITS, REOPENS, WAITS };
+
+/*
+ * Part 1's A: an endpoint's owner that never waits; with @reopen it
+ * closes its endpoint and makes a new one every 50 ms (a fresh task
+ * record each time: the debt must survive that).
+ */
+static void never_waits(struct shared *sh, bool reopen)
 {
 	volatile unsigned long x = 0;
 	struct ep e;
+	u64 next;
 
 	pin_cpu(0);
 	ep_must_open(&e, JOB, 0);
 	WR(sh->ready, 1);
-	for (;;)
-		x++;
+	for (next = now_ns() + 50000000ull;; x++) {
+		if (!reopen || !(x & 0xffff) || now_ns() < next)
+			continue;
+		ep_close(&e);
+		ep_must_open(&e, JOB, 0);
+		next = now_ns() + 50000000ull;
+	}
 }
 
 /* Part 2's R: computes after each message, waits as libcosched does. */
@@ -108,8 +127,9 @@ static void module_stats(struct cosched_stats *s)
 	s->repay_refused = sysfs_u64("stats/repay_refused");
 }
 
-static struct result run(const char *policy, bool wait)
+static struct result run(const char *policy, enum mode mode)
 {
+	bool wait = mode == WAITS;
 	struct shared *sh = shared_alloc(sizeof(*sh));
 	struct result res = { 0 };
 	u64 t0, n0, a0, n1, a1, end, next;
@@ -119,7 +139,10 @@ static struct result run(const char *policy, bool wait)
 	policy_set(policy);
 	a = fork();
 	if (!a) {
-		(wait ? waits : never_waits)(sh);
+		if (wait)
+			waits(sh);
+		else
+			never_waits(sh, mode == REOPENS);
 		_exit(0);
 	}
 	n = hog_start(0);
@@ -134,8 +157,11 @@ static struct result run(const char *policy, bool wait)
 	a0 = task_cpu_ns(a);
 	end = t0 + RUN_NS;
 	for (next = t0; now_ns() < end; ) {
-		if (doorbell(fd, JOB, 0, 1))
-			bail("doorbell: %s", strerror(errno));
+		int err = doorbell(fd, JOB, 0, 1);
+
+		/* A reopening A has no endpoint for a moment. */
+		if (err && (err != -ENOENT || mode != REOPENS))
+			bail("doorbell: %s", strerror(-err));
 		if (wait) {
 			next += PERIOD_NS;
 			while (now_ns() < next)
@@ -153,15 +179,16 @@ static struct result run(const char *policy, bool wait)
 	return res;
 }
 
-static void part(const char *what, bool wait)
+static void part(const char *what, enum mode mode)
 {
+	bool wait = mode == WAITS;
 	struct cosched_stats s0, s1;
 	struct result r[NR_POLICIES];
 	size_t i;
 
 	for (i = 0; i < NR_POLICIES; i++) {
 		module_stats(&s0);
-		r[i] = run(policies[i], wait);
+		r[i] = run(policies[i], mode);
 		module_stats(&s1);
 		r[i].st.boosts = s1.boosts - s0.boosts;
 		r[i].st.boosted_ns = s1.boosted_ns - s0.boosted_ns;
@@ -197,6 +224,119 @@ static void part(const char *what, bool wait)
 		    "%s: dcs-fair never refused a boost for debt", what);
 }
 
+/* ---- 4: what does not sleep a debt off ---------------------------- */
+
+struct dshared {
+	int ready, go, done;
+	u64 blocks[4];
+};
+
+static u64 ep_blocks(int fd)
+{
+	struct cosched_stats st;
+
+	if (ep_stats(fd, &st))
+		bail("STATS: %s", strerror(errno));
+	return st.blocks;
+}
+
+static int yield_flags(int fd, u64 seen, u32 flags)
+{
+	struct cosched_yield y = { .seen = seen, .flags = flags };
+
+	return ioctl(fd, COSCHED_IOC_YIELD, &y) ? -errno : 0;
+}
+
+struct other {
+	int fd;
+	u64 seen;
+};
+
+static void *other_thread(void *arg)
+{
+	struct other *o = arg;
+
+	yield_flags(o->fd, o->seen, 0);
+	return NULL;
+}
+
+/* D: spins (and is boosted) until told, then yields in three ways. */
+static void debtor(struct dshared *sh)
+{
+	volatile unsigned long x = 0;
+	struct other o;
+	pthread_t th;
+	struct ep e;
+
+	pin_cpu(0);
+	ep_must_open(&e, JOB + 1, 0);
+	WR(sh->ready, 1);
+	while (!RD(sh->go))
+		x++;
+	o.fd = e.fd;
+	o.seen = RD(e.ctrl->arrivals);
+	sh->blocks[0] = ep_blocks(e.fd);
+	yield_flags(e.fd, o.seen, COSCHED_YIELD_END);
+	sh->blocks[1] = ep_blocks(e.fd);
+	if (pthread_create(&th, NULL, other_thread, &o) ||
+	    pthread_join(th, NULL))
+		bail("pthread");
+	sh->blocks[2] = ep_blocks(e.fd);
+	yield_flags(e.fd, o.seen, 0);
+	sh->blocks[3] = ep_blocks(e.fd);
+	WR(sh->done, 1);
+	for (;;)
+		x++;
+}
+
+/*
+ * 4. D, beside a hog on CPU 0, is rung every ms for 300 ms under
+ *    dcs-fair, boosted, and so owes.  A YIELD saying the message came
+ *    another way (COSCHED_YIELD_END) and a YIELD from another of its
+ *    threads (whose sleep would give nobody any CPU back, yet would be
+ *    credited) must not sleep; then the owner's own YIELD does (the
+ *    debt was there).  Counted by the endpoint's blocks, not timed.
+ */
+static void yield_end(void)
+{
+	struct dshared *sh = shared_alloc(sizeof(*sh));
+	u64 end, next;
+	pid_t d, n;
+	int fd;
+
+	policy_set("dcs-fair");
+	d = fork();
+	if (!d) {
+		debtor(sh);
+		_exit(0);
+	}
+	n = hog_start(0);
+	if (!poll_until(RD(sh->ready), 2000))
+		bail("D did not start");
+	fd = dev_open();
+	pin_cpu(1);
+	end = now_ns() + 300000000ull;
+	for (next = now_ns(); next < end; next += 1000000ull) {
+		while (now_ns() < next)
+			;
+		if (doorbell(fd, JOB + 1, 0, 1))
+			bail("doorbell: %s", strerror(errno));
+	}
+	WR(sh->go, 1);
+	if (!poll_until(RD(sh->done), 5000))
+		bail("D did not yield");
+	hog_stop(n);
+	hog_stop(d);
+	close(fd);
+	okf(sh->blocks[1] == sh->blocks[0], "YIELD_END under dcs-fair does not sleep",
+	    "%llu sleeps", (unsigned long long)(sh->blocks[1] - sh->blocks[0]));
+	okf(sh->blocks[2] == sh->blocks[1],
+	    "another thread's YIELD does not sleep the owner's debt off",
+	    "%llu sleeps", (unsigned long long)(sh->blocks[2] - sh->blocks[1]));
+	okf(sh->blocks[3] > sh->blocks[2], "the owing owner's YIELD sleeps",
+	    "no sleep: D owed nothing after 300 ms of boosts?");
+}
+
 int main(int argc, char **argv)
 {
 	char orig[32];
@@ -204,7 +344,7 @@ int main(int argc, char **argv)
 	policy_get(orig, sizeof(orig));
 	/* fair POLICY...: part 2 under each, measured only (no checks). */
 	for (int i = 1; i < argc; i++) {
-		struct result r = run(argv[i], true);
+		struct result r = run(argv[i], WAITS);
 
 		t_diag("%s: N kept %.1f%%; %llu messages, %.0f us", argv[i],
 		       r.n_share * 100, (unsigned long long)r.msgs, r.delay_us);
@@ -213,8 +353,11 @@ int main(int argc, char **argv)
 		policy_set(orig);
 		return t_done();
 	}
-	part("a hog with an endpoint, rung nonstop", false);
-	part("a receiver computing 1 ms per message every 4 ms", true);
+	part("a hog with an endpoint, rung nonstop", NEVER_WAITS);
+	part("the same, its endpoint closed and made anew every 50 ms",
+	     REOPENS);
+	part("a receiver computing 1 ms per message every 4 ms", WAITS);
+	yield_end();
 	policy_set(orig);
 	return t_done();
 }

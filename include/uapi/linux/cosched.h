@@ -234,6 +234,10 @@ struct cosched_wait {
  * @lowered: out: 1 if this call lowered the caller, 0 if it already was
  *	lowered for @seen or a message has already arrived.
  * @target_id: out: endpoint id of the local endpoint boosted, 0 if none.
+ *
+ * Under dcs-fair the call lowers nothing (@lowered and @target_id stay
+ * 0): it ends the caller's boost and, if the caller owes boosted time,
+ * sleeps until the message or for at most 4 ms (-EINTR on a signal).
  */
 struct cosched_yield {
 	__u64 seen;
@@ -400,7 +404,10 @@ struct cosched_hook_reg {
 #define COSCHED_IOC_DOORBELL	_IOW(COSCHED_IOC_MAGIC, 0x03, struct cosched_doorbell)
 /* Block until this file's endpoint sees an arrival after @seen. */
 #define COSCHED_IOC_WAIT	_IOW(COSCHED_IOC_MAGIC, 0x04, struct cosched_wait)
-/* Spin-yield: lower the caller, boost a local endpoint with pending work. */
+/*
+ * Spin-yield: lower the caller, boost a local endpoint with pending work
+ * (dcs-fair: sleep off a debt, see struct cosched_yield).
+ */
 #define COSCHED_IOC_YIELD	_IOWR(COSCHED_IOC_MAGIC, 0x05, struct cosched_yield)
 /* Counters of this file's endpoint. */
 #define COSCHED_IOC_STATS	_IOR(COSCHED_IOC_MAGIC, 0x06, struct cosched_stats)
