@@ -11,10 +11,10 @@
  * that, where s is what it actually got under its own attributes on its
  * current CPU (decayed over about a second; 1/2 until measured, and
  * within [1/16, 15/16]), so neither the number of tasks on its CPU nor
- * their weights need be known.  A boost of length
- * b adds about (1 - s) b.  A task that owes and waits for a message
- * sleeps instead of spinning (policy.c), and a sleep pays back s of the
- * time it kept the task off the runqueue.  A task owing more than
+ * their weights need be known: a boost of length b adds (1 - s) b.
+ * A task that owes and waits for a message sleeps instead of spinning
+ * (policy.c), and a sleep pays back s of the time it kept the task off
+ * the runqueue.  A task owing more than
  * repay_max_debt_us is not boosted (boost.c); at each budget window a
  * debt over that is forgiven down to it, so a task that never waits is
  * boosted about once a window.  A task that closes an endpoint leaves
@@ -38,7 +38,7 @@
 #define COSCHED_REPAY_DEBT_MAX_NS	(10 * NSEC_PER_SEC)
 /* The share is measured over about this much runnable time. */
 #define COSCHED_REPAY_HORIZON_NS	NSEC_PER_SEC
-/* Below this, the share is unknown and taken as 1 (nothing owed). */
+/* Below this much sampled, the share is unknown and taken as 1/2. */
 #define COSCHED_REPAY_MIN_SAMPLE_NS	NSEC_PER_MSEC
 /* A repaying sleep: not so short it is all switching, nor long. */
 #define COSCHED_REPAY_SLEEP_MIN_NS	(100 * NSEC_PER_USEC)

@@ -116,6 +116,19 @@ static void waits(struct shared *sh)
 	}
 }
 
+/*
+ * Once the forked owner says @ready: a hog on CPU 0 beside it (@hog),
+ * the caller on CPU 1 with a /dev/cosched file to ring from.
+ */
+static int beside_hog(const int *ready, pid_t *hog)
+{
+	*hog = hog_start(0);
+	if (!poll_until(RD(*ready), 2000))
+		bail("the endpoint's owner did not start");
+	pin_cpu(1);
+	return dev_open();
+}
+
 /* The module's counters (the endpoints' end with their owners). */
 static void module_stats(struct cosched_stats *s)
 {
@@ -145,11 +158,7 @@ static struct result run(const char *policy, enum mode mode)
 			never_waits(sh, mode == REOPENS);
 		_exit(0);
 	}
-	n = hog_start(0);
-	if (!poll_until(RD(sh->ready), 2000))
-		bail("the endpoint's owner did not start");
-	fd = dev_open();
-	pin_cpu(1);
+	fd = beside_hog(&sh->ready, &n);
 	sleep_ns(100000000);	/* both on CPU 0 */
 
 	t0 = now_ns();
@@ -310,17 +319,15 @@ static void yield_end(void)
 		debtor(sh);
 		_exit(0);
 	}
-	n = hog_start(0);
-	if (!poll_until(RD(sh->ready), 2000))
-		bail("D did not start");
-	fd = dev_open();
-	pin_cpu(1);
+	fd = beside_hog(&sh->ready, &n);
 	end = now_ns() + 300000000ull;
 	for (next = now_ns(); next < end; next += 1000000ull) {
 		while (now_ns() < next)
 			;
-		if (doorbell(fd, JOB + 1, 0, 1))
-			bail("doorbell: %s", strerror(errno));
+		int err = doorbell(fd, JOB + 1, 0, 1);
+
+		if (err)
+			bail("doorbell: %s", strerror(-err));
 	}
 	WR(sh->go, 1);
 	if (!poll_until(RD(sh->done), 5000))
@@ -337,22 +344,11 @@ static void yield_end(void)
 	    "no sleep: D owed nothing after 300 ms of boosts?");
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	char orig[32];
 
 	policy_get(orig, sizeof(orig));
-	/* fair POLICY...: part 2 under each, measured only (no checks). */
-	for (int i = 1; i < argc; i++) {
-		struct result r = run(argv[i], WAITS);
-
-		t_diag("%s: N kept %.1f%%; %llu messages, %.0f us", argv[i],
-		       r.n_share * 100, (unsigned long long)r.msgs, r.delay_us);
-	}
-	if (argc > 1) {
-		policy_set(orig);
-		return t_done();
-	}
 	part("a hog with an endpoint, rung nonstop", NEVER_WAITS);
 	part("the same, its endpoint closed and made anew every 50 ms",
 	     REOPENS);
