@@ -374,13 +374,15 @@ void cosched_unlower(struct cosched_ep *ep)
 /**
  * cosched_repay_due() - how long @ep's owner should sleep to repay
  * @ep: the endpoint the owner waits on
+ * @through: out, if it owes: whether to sleep through the message
  *
- * Brings the owner's debt up to date (repay.c).
+ * Brings the owner's debt up to date and marks the sleep's start
+ * (repay.c).
  *
  * Return: the time it would take to pay its debt at its measured share,
  * or 0 if it owes nothing.
  */
-u64 cosched_repay_due(struct cosched_ep *ep)
+u64 cosched_repay_due(struct cosched_ep *ep, bool *through)
 {
 	struct cosched_task *t = ep->task;
 	u64 due = 0;
@@ -389,7 +391,7 @@ u64 cosched_repay_due(struct cosched_ep *ep)
 	cosched_repay_account(t);
 	cosched_repay_pick_up(t, ep->user);
 	if (cosched_repay_owes(&t->repay))
-		due = cosched_repay_sleep_ns(&t->repay);
+		due = cosched_repay_sleep_ns(&t->repay, through);
 	rt_mutex_unlock(&t->prio_lock);
 	return due;
 }

@@ -27,7 +27,7 @@ bool cosched_boost_for(struct cosched_ep *ep, enum cosched_boost_reason reason,
 		       u64 want_ns);
 void cosched_prio_restore(struct cosched_ep *ep);
 bool cosched_lower(struct cosched_ep *ep, u64 seen);
-u64 cosched_repay_due(struct cosched_ep *ep);
+u64 cosched_repay_due(struct cosched_ep *ep, bool *through);
 void cosched_repay_woke(struct cosched_ep *ep, u64 slept_ns);
 void cosched_unlower(struct cosched_ep *ep);
 bool cosched_lowered_for(struct cosched_ep *ep);

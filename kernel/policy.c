@@ -165,10 +165,11 @@ bool cosched_peer_lost_unseen(struct cosched_ep *ep)
 	return atomic_read(&ep->peers_lost) != READ_ONCE(ep->ctrl->lost_seen);
 }
 
-static bool cosched_wait_done(struct cosched_ep *ep, u64 seen)
+/* A repaying sleep (@repaying) lasts through arrivals: see below. */
+static bool cosched_wait_done(struct cosched_ep *ep, u64 seen, bool repaying)
 {
-	return cosched_arrivals(ep) != seen || READ_ONCE(ep->dead) ||
-	       cosched_peer_lost_unseen(ep);
+	return (!repaying && cosched_arrivals(ep) != seen) ||
+	       READ_ONCE(ep->dead) || cosched_peer_lost_unseen(ep);
 }
 
 /* Why a finished wait ended, as its return value. */
@@ -184,24 +185,18 @@ static int cosched_wait_result(struct cosched_ep *ep, u64 seen)
 	return -ECONNRESET;
 }
 
-/**
- * cosched_wait() - block until an arrival after @w->seen
- * @ep: the endpoint, pinned by the caller
- * @w: what was seen and for how long to wait
- *
- * A waiter gives up any yield or boost: it needs no CPU until woken.
- *
- * Return: 0 on an arrival, -ETIMEDOUT, -EINTR on a signal, -EIDRM if
- * the endpoint was destroyed, or -ECONNRESET if a peer of the job was
- * lost and the owner's lost_seen does not say so yet.
+/*
+ * Blocks on @ep's queue until an arrival after @w->seen (not when
+ * @repaying), a signal, the timeout, the endpoint's end or a lost peer.
  */
-int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
+static int cosched_sleep(struct cosched_ep *ep, const struct cosched_wait *w,
+			 bool repaying)
 {
 	int ret;
 
 	/* A yield lasts for one awaited message; this is a new wait. */
 	cosched_unlower(ep);
-	if (cosched_wait_done(ep, w->seen))
+	if (cosched_wait_done(ep, w->seen, repaying))
 		return cosched_wait_result(ep, w->seen);
 	/* Going to sleep: a boost has nothing left to do. */
 	if (current == ep->task->task)
@@ -214,12 +209,12 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	if (w->timeout_ns)
 		/* Clamped, so that no u64 becomes a negative ktime. */
 		ret = wait_event_interruptible_hrtimeout(ep->wq,
-							 cosched_wait_done(ep, w->seen),
+							 cosched_wait_done(ep, w->seen, repaying),
 							 ns_to_ktime(min_t(u64, w->timeout_ns,
 									   KTIME_MAX)));
 	else
 		ret = wait_event_interruptible(ep->wq,
-					       cosched_wait_done(ep, w->seen));
+					       cosched_wait_done(ep, w->seen, repaying));
 	if (atomic_dec_and_test(&ep->nr_waiters))
 		cosched_set_state(ep, COSCHED_STATE_BLOCKED, false);
 
@@ -237,14 +232,34 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 	return ret;
 }
 
+/**
+ * cosched_wait() - block until an arrival after @w->seen
+ * @ep: the endpoint, pinned by the caller
+ * @w: what was seen and for how long to wait
+ *
+ * A waiter gives up any yield or boost: it needs no CPU until woken.
+ *
+ * Return: 0 on an arrival, -ETIMEDOUT, -EINTR on a signal, -EIDRM if
+ * the endpoint was destroyed, or -ECONNRESET if a peer of the job was
+ * lost and the owner's lost_seen does not say so yet.
+ */
+int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
+{
+	return cosched_sleep(ep, w, false);
+}
+
 /*
  * cosched_repay_wait() - dcs-fair's yield: sleep off a debt
  * @ep: the caller's endpoint
  * @seen: the arrival count the caller waits to see change
  *
  * Ends a boost that still runs.  An owner that owes boosted time then
- * sleeps until the message comes or for as long as its share of the CPU
- * would take to pay the debt; the sleep is credited.  Sleeping, not
+ * sleeps for as long as its share of the CPU would take to pay the debt
+ * (bounded), or until the message if it owes little (repay.c says why);
+ * the sleep is credited.  A message that comes during a sleep it lasts
+ * through boosts the sleeper as usual, so it runs at once when the
+ * sleep ends, about when its peers, owing alike, end theirs.
+ * Sleeping, not
  * lowering, repays on EEVDF: a task lowered to nice 19 while it owed and
  * raised when paid was measured (tests/guest/fair.c) leaving its CPU's
  * other task 12-62% of the CPU where it has 50% under local, run to run;
@@ -254,6 +269,7 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
 static int cosched_repay_wait(struct cosched_ep *ep, u64 seen)
 {
 	struct cosched_wait w = { .seen = seen };
+	bool through = false;
 	u64 start;
 	int ret;
 
@@ -261,11 +277,11 @@ static int cosched_repay_wait(struct cosched_ep *ep, u64 seen)
 		return 0;
 	/* It has spun spin_us since its message: a boost has done its work. */
 	cosched_prio_restore(ep);
-	w.timeout_ns = cosched_repay_due(ep);
+	w.timeout_ns = cosched_repay_due(ep, &through);
 	if (!w.timeout_ns)
 		return 0;
 	start = ktime_get_ns();
-	ret = cosched_wait(ep, &w);
+	ret = cosched_sleep(ep, &w, through);
 	cosched_repay_woke(ep, ktime_get_ns() - start);
 	return ret == -EINTR ? -EINTR : 0;
 }

@@ -13,15 +13,14 @@
  * within [1/16, 15/16]), so neither the number of tasks on its CPU nor
  * their weights need be known: a boost of length b adds (1 - s) b.
  * A task that owes and waits for a message sleeps instead of spinning
- * (policy.c), and a sleep pays back s of the time it kept the task off
- * the runqueue.  A task owing more than
+ * (policy.c), through the message if it owes much, and a sleep pays
+ * back s of the time it kept the task off the runqueue.  A task owing more than
  * repay_max_debt_us is not boosted (boost.c); at each budget window a
  * debt over that is forgiven down to it, so a task that never waits is
  * boosted about once a window.  A task that closes an endpoint leaves
  * its debt to its user, for the user's next task to pick up (boost.c).
- * bench/sim/repay.c is the same idea with the share counted from the
- * runqueue and nice 19 in place of the sleep; Documentation/simulator.rst
- * says why the module differs.
+ * bench/sim/repay.c models the same; Documentation/simulator.rst says
+ * what it leaves out.
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -215,10 +214,17 @@ void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
 void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
 			 u64 slept_ns)
 {
-	u64 ran, waited, away;
+	u64 ran, waited, away, since;
 
 	cosched_repay_advance(r, p, &ran, &waited);
-	away = slept_ns > ran + waited ? slept_ns - ran - waited : 0;
+	/*
+	 * Not ran + waited: a boost that began after the wake-up moved the
+	 * marks, and the wait before it would be paid as sleep.
+	 */
+	since = r->exec_mark - r->sleep_exec +
+		(r->delay_mark > r->sleep_delay ?
+		 r->delay_mark - r->sleep_delay : 0);
+	away = slept_ns > since ? slept_ns - since : 0;
 	cosched_repay_add(r, -(s64)mul_u64_u64_shr(cosched_repay_share(r),
 						   min_t(u64, away,
 							 COSCHED_REPAY_DEBT_MAX_NS),
@@ -278,19 +284,31 @@ bool cosched_repay_refuses(struct cosched_repay *r)
 }
 
 /**
- * cosched_repay_sleep_ns() - how long a sleep pays the debt
- * @r: the record, under its task's prio_lock
+ * cosched_repay_sleep_ns() - a repaying sleep begins: how long it lasts
+ * @r: the record, brought up to date, under its task's prio_lock
+ * @through: out: whether the sleep lasts through the awaited message
+ *
+ * A debt over half repay_max_debt_us is slept off whatever comes: a
+ * task whose messages always come at once (a job whose ranks answer
+ * each other) would otherwise never pay, and its refused boosts would
+ * break its coscheduling (Documentation/results/dcs-fair/).  A smaller
+ * one lets the message end the sleep: a receiver with slack pays in
+ * the gaps between its messages without being late for them.
  *
  * Return: the time its debt would take to pay if it slept where it
  * would have run at its measured share, bounded (the waiter sleeps
  * again if it still owes).
  */
-u64 cosched_repay_sleep_ns(const struct cosched_repay *r)
+u64 cosched_repay_sleep_ns(struct cosched_repay *r, bool *through)
 {
 	u64 share = cosched_repay_share(r);
 	u64 debt = r->debt_ns > 0 ? r->debt_ns : 0;
 	u64 ns = div64_u64(debt << COSCHED_SHARE_SHIFT, max(share, 1ULL));
+	u64 max_debt = cosched_max_debt_ns();
 
+	r->sleep_exec = r->exec_mark;
+	r->sleep_delay = r->delay_mark;
+	*through = max_debt && debt > max_debt / 2;
 	return clamp_t(u64, ns, COSCHED_REPAY_SLEEP_MIN_NS,
 		       COSCHED_REPAY_SLEEP_MAX_NS);
 }

@@ -21,6 +21,8 @@ struct task_struct;
  * @share_ran: of its runnable time under its own attributes (decayed),
  *	what it ran ...
  * @share_runnable: ... and how long it was runnable: its measured share
+ * @sleep_exec: its sum_exec_runtime when its repaying sleep began
+ * @sleep_delay: its runqueue wait when its repaying sleep began
  * @window: the budget window of the last update (debts over
  *	repay_max_debt_us are forgiven down to it at each new window)
  * @cpu: the CPU the share was measured on
@@ -31,6 +33,8 @@ struct cosched_repay {
 	u64 delay_mark;
 	u64 share_ran;
 	u64 share_runnable;
+	u64 sleep_exec;
+	u64 sleep_delay;
 	u64 window;
 	unsigned int cpu;
 };
@@ -51,6 +55,6 @@ void cosched_repay_carry(struct cosched_repay *r, s64 ns);
 s64 cosched_repay_take(struct cosched_repay *r);
 bool cosched_repay_owes(const struct cosched_repay *r);
 bool cosched_repay_refuses(struct cosched_repay *r);
-u64 cosched_repay_sleep_ns(const struct cosched_repay *r);
+u64 cosched_repay_sleep_ns(struct cosched_repay *r, bool *through);
 
 #endif /* _COSCHED_REPAY_H */

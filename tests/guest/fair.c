@@ -30,6 +30,9 @@
  *    and back).
  * 4. (yield_end() below) YIELD_END and another thread's YIELD do not
  *    sleep a debt off; the owner's YIELD does.
+ * 5. (sleeps_through() below) a repaying sleep lasts through the
+ *    message it waits for while the debt is over half repay_max_debt_us,
+ *    and ends at it below that.
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -238,15 +241,24 @@ static void part(const char *what, enum mode mode)
 struct dshared {
 	int ready, go, done;
 	u64 blocks[4];
+	/* Part 5: D's try number while it sleeps (-1: no more), then its */
+	int asleep, answered;
+	/* sleeps that lasted through the ring or the ring ended */
+	int through, ended, through_after_ended;
 };
 
-static u64 ep_blocks(int fd)
+static struct cosched_stats ep_counts(int fd)
 {
 	struct cosched_stats st;
 
 	if (ep_stats(fd, &st))
 		bail("STATS: %s", strerror(errno));
-	return st.blocks;
+	return st;
+}
+
+static u64 ep_blocks(int fd)
+{
+	return ep_counts(fd).blocks;
 }
 
 static int yield_flags(int fd, u64 seen, u32 flags)
@@ -267,6 +279,42 @@ static void *other_thread(void *arg)
 
 	yield_flags(o->fd, o->seen, 0);
 	return NULL;
+}
+
+#define THROUGH_TRIES	300
+
+/*
+ * Part 5's D: YIELDs while owing, until it has seen both kinds of
+ * sleep or THROUGH_TRIES; the main process rings 1 ms into each YIELD.
+ * A try counts when the ring came while D was in the YIELD and D slept
+ * (a ring before the YIELD, or after a sleep that ended early, proves
+ * nothing).  The endpoint's wakeups (sleeps ended by an arrival) tell
+ * a sleep that outlasted the ring from one the ring ended.  D begins
+ * owing about repay_max_debt_us (part 4's boosts were refused there), so
+ * its first sleeps last through the ring; each pays part of the debt,
+ * and once under half of it the ring ends them.
+ */
+static void sleeps_through(struct dshared *sh, struct ep *e)
+{
+	int i;
+
+	for (i = 1; i <= THROUGH_TRIES && !(sh->through && sh->ended); i++) {
+		u64 seen = RD(e->ctrl->arrivals);
+		struct cosched_stats before = ep_counts(e->fd), after;
+
+		WR(sh->asleep, i);
+		yield_flags(e->fd, seen, 0);
+		after = ep_counts(e->fd);
+		if (after.blocks > before.blocks &&
+		    RD(e->ctrl->arrivals) != seen) {
+			if (after.wakeups == before.wakeups)
+				sh->through_after_ended += !!sh->ended;
+			sh->through += after.wakeups == before.wakeups;
+			sh->ended += after.wakeups != before.wakeups;
+		}
+		WR(sh->answered, i);
+	}
+	WR(sh->asleep, -1);
 }
 
 /* D: spins (and is boosted) until told, then yields in three ways. */
@@ -294,6 +342,7 @@ static void debtor(struct dshared *sh)
 	yield_flags(e.fd, o.seen, 0);
 	sh->blocks[3] = ep_blocks(e.fd);
 	WR(sh->done, 1);
+	sleeps_through(sh, &e);
 	for (;;)
 		x++;
 }
@@ -306,6 +355,28 @@ static void debtor(struct dshared *sh)
  *    credited) must not sleep; then the owner's own YIELD does (the
  *    debt was there).  Counted by the endpoint's blocks, not timed.
  */
+/* Part 5's ringer: 1 ms into each of D's YIELDs, one message. */
+static void ring_into_sleeps(struct dshared *sh, int fd)
+{
+	int i, err;
+
+	/* D may be a try or more ahead: its sleep can end before the ring. */
+	for (i = 1;; i++) {
+		if (!poll_until(RD(sh->asleep) >= i || RD(sh->asleep) < 0, 5000))
+			bail("D did not yield again");
+		if (RD(sh->asleep) < 0)
+			return;
+		i = RD(sh->asleep);
+		spin_ns(1000000ull);
+		err = doorbell(fd, JOB + 1, 0, 1);
+		if (err)
+			bail("doorbell: %s", strerror(-err));
+		if (!poll_until(RD(sh->answered) >= i || RD(sh->asleep) < 0,
+				5000))
+			bail("D did not wake");
+	}
+}
+
 static void yield_end(void)
 {
 	struct dshared *sh = shared_alloc(sizeof(*sh));
@@ -332,6 +403,7 @@ static void yield_end(void)
 	WR(sh->go, 1);
 	if (!poll_until(RD(sh->done), 5000))
 		bail("D did not yield");
+	ring_into_sleeps(sh, fd);
 	hog_stop(n);
 	hog_stop(d);
 	close(fd);
@@ -342,6 +414,19 @@ static void yield_end(void)
 	    "%llu sleeps", (unsigned long long)(sh->blocks[2] - sh->blocks[1]));
 	okf(sh->blocks[3] > sh->blocks[2], "the owing owner's YIELD sleeps",
 	    "no sleep: D owed nothing after 300 ms of boosts?");
+	t_diag("part 5: of the sleeps rung into, %d lasted through the ring, "
+	       "%d ended at it", sh->through, sh->ended);
+	if (!sh->through && !sh->ended) {
+		t_skip("a repaying sleep lasts through a message while the debt is large",
+		       "no ring landed inside a sleep (a busy host?)");
+		return;
+	}
+	okf(sh->through, "a repaying sleep lasts through a message while the debt is large",
+	    "every sleep (%d) ended at its ring", sh->ended);
+	okf(sh->ended && !sh->through_after_ended,
+	    "a small debt's sleep ends at the message",
+	    "%d sleeps ended at the ring; %d lasted through one after that",
+	    sh->ended, sh->through_after_ended);
 }
 
 int main(void)

@@ -237,7 +237,9 @@ struct cosched_wait {
  *
  * Under dcs-fair the call lowers nothing (@lowered and @target_id stay
  * 0): it ends the caller's boost and, if the caller owes boosted time,
- * sleeps until the message or for at most 4 ms (-EINTR on a signal).
+ * sleeps for as long as its share of the CPU takes to pay that, at most
+ * 4 ms; the message ends the sleep only if the debt is no more than half
+ * repay_max_debt_us (-EINTR on a signal).
  */
 struct cosched_yield {
 	__u64 seen;
