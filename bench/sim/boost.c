@@ -157,7 +157,8 @@ void policy_on_preempt(struct world *w, struct task *t)
 
 static int blocked(const struct task *t)
 {
-	return t->state == T_BLOCKED || t->state == T_WAKING;
+	return t->state == T_BLOCKED || t->state == T_WAKING ||
+	       t->state == T_SLEEPING;
 }
 
 /* HOST's CLOCK_REALTIME now: the true time plus the host's offset. */

@@ -2,8 +2,9 @@
 /*
  * The columns the simulator runs: the module's policies (thesis Table 6.1
  * and the aligned pba*, include/uapi/linux/cosched.h) waiting through the
- * MPI glue, dcs-fair that repays boosted time (repay.c),
- * and the baselines of bench/run-mix, which wait in plain MPI.
+ * MPI glue, dcs-fair that repays boosted time (repay.c; it waits as
+ * *sy do, its YIELD being the repaying sleep), and the baselines of
+ * bench/run-mix, which wait in plain MPI.
  */
 #include <string.h>
 
@@ -16,7 +17,7 @@ const struct policy policies[] = {
 	{ "dcs",       W_POLL,  A_DCS,  PB_RR,      1, 0, 0 },
 	{ "dcs-sb",    W_SB,    A_DCS,  PB_RR,      1, 0, 0 },
 	{ "dcs-sy",    W_SY,    A_DCS,  PB_RR,      1, 0, 0 },
-	{ "dcs-fair",  W_POLL,  A_DCS,  PB_RR,      1, 0, 1 },
+	{ "dcs-fair",  W_SY,    A_DCS,  PB_RR,      1, 0, 1 },
 	{ "pb",        W_POLL,  A_PB,   PB_RR,      1, 0, 0 },
 	{ "pbt",       W_POLL,  A_PB,   PB_NEWEST,  1, 0, 0 },
 	{ "pb-sb",     W_SB,    A_PB,   PB_BLOCKED, 1, 0, 0 },

@@ -99,7 +99,6 @@ void cpu_account(struct world *w, struct cpu *c)
 	}
 	t->cpu_ns += dt;
 	if (t->fifo) {
-		c->fifo_ns += dt;
 		t->boost_ran += dt;
 		return;
 	}

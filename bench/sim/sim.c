@@ -62,7 +62,7 @@ static void dispatch(struct world *w, const struct event *e)
 		task_spin_end(w, &w->tasks[e->a], e->gen);
 		return;
 	case EV_WAKE:
-		task_wake(w, &w->tasks[e->a]);
+		task_wake(w, &w->tasks[e->a], e->gen);
 		return;
 	case EV_BOOST_START:
 		boost_start(w, &w->tasks[e->a], e->gen);
@@ -82,9 +82,6 @@ static void dispatch(struct world *w, const struct event *e)
 				  c->stall_until) + US(w->p->stall_us);
 		cpu_plan(w, c);
 		stall_next(w, e->a);
-		return;
-	case EV_REPAY:
-		repay_check(w, e->a, e->gen);
 		return;
 	case EV_GANG:
 	case EV_GANG_CONT:

@@ -31,7 +31,6 @@ enum ev_kind {
 	EV_GANG,	/* gang: stop the running job */
 	EV_GANG_CONT,	/* gang: continue the next one */
 	EV_STALL,	/* the emulator deschedules a vCPU */
-	EV_REPAY,	/* dcs-fair: a CPU's periodic repayment check */
 };
 
 struct event {
@@ -74,8 +73,7 @@ struct params {
 	double budget_pct, user_budget_pct, cpu_budget_pct, global_budget_pct;
 	double budget_window_ms, jobs_share_user;
 	double skew_us;		/* pba: spread of the hosts' clock offsets */
-	/* dcs-fair: repaying boosted time (repay.c) */
-	double repay_nice, repay_check_us, repay_max_debt_us, repay_wait_only;
+	double repay_max_debt_us;	/* dcs-fair (repay.c) */
 	/* gang baseline */
 	double gang_slice_ms, gang_switch_us;
 	/* workloads: standalone measurements and shapes */
@@ -169,7 +167,8 @@ const struct policy *policy_find(const char *name);
 extern const struct policy policies[];
 
 /* ---- the world ---- */
-enum tstate { T_RUN, T_BLOCKED, T_WAKING, T_DONE };
+/* T_SLEEPING: dcs-fair's repaying sleep, which only its timer ends */
+enum tstate { T_RUN, T_BLOCKED, T_WAKING, T_SLEEPING, T_DONE };
 
 struct srcctr {
 	int src;
@@ -204,11 +203,15 @@ struct task {
 	int64_t boost_window, fair_rel;
 	/* runnable time (schedstat's exec + run_delay), for repay.c */
 	sim_ns rq_since, run_ns;
-	/* dcs-fair: the debt and its repayment (repay.c) */
+	/* dcs-fair: the debt, the measured share, the sleep (repay.c) */
 	sim_ns debt;
-	int repaying;
 	int64_t debt_window;
-	sim_ns snap_exec, snap_run, snap_fifo;	/* at the last check */
+	sim_ns mark_exec, mark_run;	/* cpu_ns, runnable at the last update */
+	sim_ns share_ran, share_runnable;
+	int slept;			/* back from a sleep: to be credited */
+	int sleep_through;		/* the sleep outlasts the message */
+	sim_ns sleep_start, sleep_end;
+	sim_ns sleep_run;		/* mark_run at the sleep's start */
 	/* statistics */
 	sim_ns cpu_ns, spin_ns;
 };
@@ -232,8 +235,6 @@ struct cpu {
 	int need_resched;
 	int pb_cursor;
 	struct budget budget;
-	sim_ns fifo_ns;		/* FIFO (boosted) time run on it */
-	uint32_t repay_gen;	/* dcs-fair: its latest check counts */
 };
 
 struct host {
@@ -289,7 +290,7 @@ void task_advance(struct world *w, struct task *t);
 void task_on_cpu(struct world *w, struct task *t);
 void task_arrive(struct world *w, struct task *t, int src);
 void task_spin_end(struct world *w, struct task *t, uint32_t seq);
-void task_wake(struct world *w, struct task *t);
+void task_wake(struct world *w, struct task *t, uint32_t gen);
 void task_sync_rq(struct world *w, struct task *t);
 int msg_avail(const struct task *t, int src);
 
@@ -305,11 +306,12 @@ sim_ns pb_next(struct world *w, int host);
 void sy_yield(struct world *w, struct task *t);
 
 /* repay.c: dcs-fair, the boosted time paid back to the fair class */
+double repay_share(const struct task *t);
 int repay_refuse(struct world *w, struct task *t);
 void repay_boost_start(struct world *w, struct task *t);
 void repay_boost_end(struct world *w, struct task *t);
-void repay_check(struct world *w, int cpu, uint32_t gen);
-void repay_wait(struct world *w, struct task *t);
+sim_ns repay_due(struct world *w, struct task *t, int *through);
+void repay_slept(struct world *w, struct task *t, sim_ns slept);
 
 /* gang.c */
 void gang_init(struct world *w);

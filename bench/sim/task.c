@@ -4,7 +4,8 @@
  * receive finds nothing it waits the way its column says: busy polling
  * (local, dcs, pb, the baselines), spin then block (*sb), spin then the
  * module's yield (*sy: lower itself to nice 19, boost the newest pending
- * neighbour), or Open MPI's yield mode (poll, sched_yield, poll ...).
+ * neighbour; dcs-fair: sleep off a debt, then spin again), or Open MPI's
+ * yield mode (poll, sched_yield, poll ...).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -62,7 +63,6 @@ static void emit(struct world *w, struct task *t)
 static void wait_done(struct world *w, struct task *t)
 {
 	t->waiting = 0;
-	repay_wait(w, t);
 	if (t->lowered) {
 		t->lowered = 0;
 		task_set_weight(w, t, 1024);
@@ -79,9 +79,50 @@ static void block(struct world *w, struct task *t)
 	rq_del(w, t);
 }
 
+/* A round of the glue's wait: spin spin_us, then block or yield. */
+static void spin_round(struct world *w, struct task *t)
+{
+	t->wait_seq++;
+	t->spun_out = 0;
+	evq_push(&w->q, w->now + US(w->p->spin_us), EV_SPIN_END, t->id, 0,
+		 t->wait_seq);
+}
+
+/*
+ * dcs-fair's YIELD (cosched_repay_wait()): a boost still running has
+ * done its work; a rank that owes sleeps for a time its debt sets, ended
+ * by its message only if it owes little (a message it sleeps through
+ * boosts it, so it runs as soon as the sleep ends), and checks and spins
+ * again when it runs; one that owes nothing goes on spinning.
+ */
+static void repay_yield(struct world *w, struct task *t)
+{
+	int through = 0;
+	sim_ns due;
+
+	if (t->fifo)
+		boost_stop(w, t, 0);
+	due = repay_due(w, t, &through);
+	if (!due) {
+		spin_round(w, t);
+		cpu_plan(w, cpu_of(w, t));	/* the boost's end may preempt */
+		return;
+	}
+	w->ctr.blocks++;
+	t->state = T_SLEEPING;
+	t->slept = 1;
+	t->sleep_through = through;
+	t->sleep_start = w->now;
+	t->sleep_end = w->now + due;
+	rq_del(w, t);
+	evq_push(&w->q, t->sleep_end, EV_WAKE, t->id, 0, t->wait_seq);
+}
+
 static void spun_out(struct world *w, struct task *t)
 {
-	if (w->pol->wait == W_SB)
+	if (w->pol->repay)
+		repay_yield(w, t);
+	else if (w->pol->wait == W_SB)
 		block(w, t);
 	else if (w->pol->wait == W_SY && !t->lowered)
 		sy_yield(w, t);
@@ -90,19 +131,11 @@ static void spun_out(struct world *w, struct task *t)
 static void wait_begin(struct world *w, struct task *t, int src)
 {
 	t->waiting = 1;
-	repay_wait(w, t);
 	t->wait_src = src;
-	t->wait_seq++;
-	t->spun_out = 0;
 	switch (w->pol->wait) {
-	case W_POLL:	/* dcs-fair: a debt is paid after spin_us of waiting */
-		if (!w->pol->repay)
-			break;
-		/* fall through */
 	case W_SB:
 	case W_SY:
-		evq_push(&w->q, w->now + US(w->p->spin_us), EV_SPIN_END, t->id,
-			 0, t->wait_seq);
+		spin_round(w, t);
 		break;
 	case W_YIELD:
 		t->yield_next = w->now + US(w->p->yield_loop_us);
@@ -188,6 +221,11 @@ void task_advance(struct world *w, struct task *t)
 /* T has just been given its CPU. */
 void task_on_cpu(struct world *w, struct task *t)
 {
+	if (t->slept) {	/* back from a repaying sleep: credited, a new round */
+		t->slept = 0;
+		repay_slept(w, t, w->now - t->sleep_start);
+		spin_round(w, t);
+	}
 	if (t->waiting) {
 		if (msg_avail(t, t->wait_src))
 			wait_done(w, t);
@@ -219,8 +257,8 @@ void task_arrive(struct world *w, struct task *t, int src)
 				t->lowered = 0;
 				task_set_weight(w, t, 1024);
 			}
-			repay_wait(w, t);
-			if (t->state == T_BLOCKED) {
+			if (t->state == T_BLOCKED ||
+			    (t->state == T_SLEEPING && !t->sleep_through)) {
 				t->state = T_WAKING;
 				w->ctr.wakeups++;
 				evq_push(&w->q, w->now + US(w->p->wake_us),
@@ -238,7 +276,6 @@ void task_spin_end(struct world *w, struct task *t, uint32_t seq)
 	if (!t->waiting || seq != t->wait_seq)
 		return;
 	t->spun_out = 1;
-	repay_wait(w, t);
 	if (c->curr == t && t->on_rq) {
 		cpu_account(w, c);
 		spun_out(w, t);
@@ -255,9 +292,11 @@ void task_sync_rq(struct world *w, struct task *t)
 		rq_del(w, t);
 }
 
-void task_wake(struct world *w, struct task *t)
+/* GEN: a repaying sleep's wait_seq (a later sleep is not this one's) */
+void task_wake(struct world *w, struct task *t, uint32_t gen)
 {
-	if (t->state != T_WAKING)
+	if (t->state != T_WAKING &&
+	    (t->state != T_SLEEPING || gen != t->wait_seq))
 		return;
 	t->state = T_RUN;
 	task_sync_rq(w, t);
