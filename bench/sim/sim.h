@@ -167,7 +167,7 @@ const struct policy *policy_find(const char *name);
 extern const struct policy policies[];
 
 /* ---- the world ---- */
-/* T_SLEEPING: dcs-fair's repaying sleep, which only its timer ends */
+/* T_SLEEPING: dcs-fair's repaying sleep (its message may end it) */
 enum tstate { T_RUN, T_BLOCKED, T_WAKING, T_SLEEPING, T_DONE };
 
 struct srcctr {

@@ -6,13 +6,12 @@
  * dcs-fair with its repayment out of play (spin_us so long that no wait
  * reaches the YIELD, no refusal); at least 90% under dcs-fair on EEVDF,
  * with the sleep alone too, and LIFE stays within 1.5x of its
- * processor-sharing completion; on CFS ep gets more than under dcs but
- * ep's share is printed, not asserted (see below).  The mechanics,
- * watched event by event: a repaying sleep lasts [100 us, 4 ms]; with a
- * debt over half repay_max_debt_us it lasts its planned length also when
- * the awaited message comes during it, and that message may find the
- * rank boosted when it wakes; with a smaller one it ends at its
- * planned length or at the message; the share is measured (about
+ * processor-sharing completion; on CFS ep's share is printed, not
+ * asserted (see below).  The mechanics, watched event by event: a
+ * repaying sleep lasts [100 us, 4 ms]; with a debt over half
+ * repay_max_debt_us it lasts its planned length also when the awaited
+ * message comes during it, and that message does not boost it; with a
+ * smaller one it ends at its planned length or at the message; the share is measured (about
  * 1/3 beside two hogs, 1/2 beside one); no boost starts for a rank
  * owing more than repay_max_debt_us, and the forgiveness at each window
  * lets a rank that never repays be boosted again.
@@ -103,10 +102,11 @@ static void outcome(const struct mix *m)
 }
 
 /*
- * A repaying sleep lasts [100 us, 4 ms].  One that owes over half
- * repay_max_debt_us ends at its planned end, also when the awaited
- * message came during it (there must be such); a smaller one ends there
- * or at its message.
+ * A repaying sleep lasts [100 us, 4 ms]; it outlasts the message exactly
+ * when the rank owes over half repay_max_debt_us.  Such a sleep ends at
+ * its planned end, also when the awaited message came during it (there
+ * must be such), and that message did not boost it; a smaller debt's
+ * sleep ends there or at its message.
  */
 static void sleeps(const struct mix *m)
 {
@@ -114,7 +114,8 @@ static void sleeps(const struct mix *m)
 	struct run_cfg c;
 	struct world w;
 	int asleep[64] = { 0 }, through[64] = { 0 }, i;
-	long n = 0, bad_len = 0, deep = 0, early = 0, msg = 0, boosted = 0;
+	long n = 0, bad_len = 0, wrong_kind = 0, deep = 0, early = 0;
+	long msg = 0, boosted = 0;
 	long shallow = 0, at_msg = 0, early_no_msg = 0;
 
 	tap_params(&p, "6.12");
@@ -133,6 +134,8 @@ static void sleeps(const struct mix *m)
 				through[i] = t->sleep_through;
 				n++;
 				bad_len += len < US(100) || len > MS(4);
+				/* the debt is as the YIELD left it */
+				wrong_kind += through[i] != (t->debt > US(2000));
 				continue;
 			}
 			if (t->state == T_SLEEPING || !asleep[i])
@@ -144,7 +147,7 @@ static void sleeps(const struct mix *m)
 				deep++;
 				early += ended_early;
 				msg += has_msg;
-				boosted += has_msg && t->fifo;
+				boosted += has_msg && (t->fifo || t->boost_pending);
 			} else {
 				shallow++;
 				at_msg += ended_early && has_msg;
@@ -152,11 +155,11 @@ static void sleeps(const struct mix *m)
 			}
 		}
 	sim_finish(&w, &(struct result){ 0 });
-	ok(n > 100 && !bad_len, "dcs-fair: %ld sleeps, %ld outside [100 us, 4 ms]",
-	   n, bad_len);
-	/* Boosted at the end unless it owed past the maximum (refused). */
-	ok(deep > 100 && msg > 10 && !early && boosted > 0,
-	   "dcs-fair, a large debt: %ld sleeps, %ld ended off their planned end; %ld with the message arrived during it, %ld of them boosted at the end",
+	ok(n > 100 && !bad_len && !wrong_kind,
+	   "dcs-fair: %ld sleeps, %ld outside [100 us, 4 ms], %ld of the wrong kind for the debt",
+	   n, bad_len, wrong_kind);
+	ok(deep > 100 && !early && msg > 10 && !boosted,
+	   "dcs-fair, a large debt: %ld sleeps, %ld ended off their planned end; %ld with the message come meanwhile, %ld of them boosted at the end",
 	   deep, early, msg, boosted);
 	ok(at_msg > 10 && !early_no_msg,
 	   "dcs-fair, a small debt: %ld sleeps, %ld ended at the message, %ld early without one",
