@@ -140,9 +140,7 @@ void cosched_arrive_steer(struct cosched_ep *ep)
 {
 	if (cosched_lowered_for(ep))
 		cosched_unlower(ep);
-	/* Not a dcs-fair sleeper that outlasts messages (cosched_repay_wait()). */
 	if (cosched_active_policy()->on_arrival != COSCHED_ON_ARRIVAL_BOOST ||
-	    READ_ONCE(ep->task->sleeping_through) ||
 	    cosched_task_on_cpu(ep->task) || !cosched_pending(ep))
 		return;
 	cosched_boost(ep, COSCHED_BOOST_ARRIVAL);
@@ -258,37 +256,37 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
  * sleeps for as long as its share of the CPU would take to pay the debt
  * (bounded), or until the message if it owes little (repay.c says why);
  * the sleep is credited.  A message that comes during a sleep it lasts
- * through is not boosted for: a boost of a sleeper would run out
- * (boost_us counts from its start) or be charged while it sleeps, and
- * one at the sleep's end took back from the CPU's other tasks what the
- * sleep had given them (tests/guest/fair.c's receiver: the hog fell to
- * 0.77-0.88 of its share under local).  The sleeper runs at its own
- * priority when the sleep ends.  Sleeping, not lowering, repays
- * on EEVDF: a task lowered to nice 19 while it owed and raised when
- * paid was measured (tests/guest/fair.c) leaving its CPU's other task
- * 12-62% of the CPU where it has 50% under local, run to run; a sleeper
- * is simply off the queue.  Only the owner repays: another thread's
- * sleep gives nobody any CPU.
+ * through is boosted for as under dcs if cosched_arrive_steer() finds
+ * the sleeper off its CPU (the arrival's wake-up, after which the
+ * sleeper rechecks and sleeps on, often puts it on one), so the sleeper
+ * may wake boosted, or not if the boost ran out first (boost_us counts
+ * from the arrival).  Sleeping, not lowering, repays on EEVDF: a task
+ * lowered to nice 19 while it owed and raised when paid was measured
+ * (tests/guest/fair.c) leaving its CPU's other task 12-62% of the CPU
+ * where it has 50% under local, run to run; a sleeper is simply off the
+ * queue.  Only the owner repays: another thread's sleep gives nobody
+ * any CPU.
  */
 static int cosched_repay_wait(struct cosched_ep *ep, u64 seen)
 {
 	struct cosched_wait w = { .seen = seen };
-	struct cosched_task *t = ep->task;
 	bool through = false;
 	u64 start;
 	int ret;
 
-	if (current != t->task)
+	if (current != ep->task->task)
 		return 0;
 	/* It has spun spin_us since its message: a boost has done its work. */
 	cosched_prio_restore(ep);
-	start = ktime_get_ns();
 	w.timeout_ns = cosched_repay_due(ep, &through);
 	if (!w.timeout_ns)
 		return 0;
-	WRITE_ONCE(t->sleeping_through, through);
+	/*
+	 * Not before: the restore above may leave it waiting behind the
+	 * CPU's other tasks, a wait the credit would take for sleep.
+	 */
+	start = ktime_get_ns();
 	ret = cosched_sleep(ep, &w, through);
-	WRITE_ONCE(t->sleeping_through, false);
 	cosched_repay_woke(ep, ktime_get_ns() - start);
 	return ret == -EINTR ? -EINTR : 0;
 }

@@ -80,8 +80,6 @@ struct cosched_task {
 	bool arrival_unboosted;
 	/* Woken by an arrival and not yet back on a CPU (pb-sb's pick). */
 	bool woken;
-	/* In a dcs-fair sleep that arrivals do not end: not boosted. */
-	bool sleeping_through;
 	struct hrtimer reboost_timer;
 	struct kthread_work reboost_work;
 

@@ -142,8 +142,6 @@ void policy_on_arrival(struct world *w, struct task *t)
 		return;
 	if (c->curr == t && t->on_rq)
 		return;	/* on its CPU: rule 2 may boost it at a preemption */
-	if (t->state == T_SLEEPING && t->sleep_through)
-		return;	/* dcs-fair: not while it sleeps through (task.c) */
 	t->rule2_at = t->arrived;
 	boost_request(w, t);
 }

@@ -91,9 +91,9 @@ static void spin_round(struct world *w, struct task *t)
 /*
  * dcs-fair's YIELD (cosched_repay_wait()): a boost still running has
  * done its work; a rank that owes sleeps for a time its debt sets, ended
- * by its message only if it owes little (a message it sleeps through is
- * not boosted for: boost.c), and checks and spins again when it runs;
- * one that owes nothing goes on spinning.
+ * by its message only if it owes little (a message it sleeps through
+ * boosts it as under dcs, so it may wake boosted), and checks and spins
+ * again when it runs; one that owes nothing goes on spinning.
  */
 static void repay_yield(struct world *w, struct task *t)
 {

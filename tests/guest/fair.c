@@ -255,6 +255,18 @@ struct dshared {
 	int through, ended, through_after_ended;
 };
 
+/* This process's time kept waiting on a runqueue (schedstat), in ns. */
+static u64 run_delay_ns(void)
+{
+	unsigned long long ran, waited;
+	FILE *f = fopen("/proc/self/schedstat", "r");
+
+	if (!f || fscanf(f, "%llu %llu", &ran, &waited) != 2)
+		bail("/proc/self/schedstat: %s", strerror(errno));
+	fclose(f);
+	return waited;
+}
+
 static struct cosched_stats ep_counts(int fd)
 {
 	struct cosched_stats st;
@@ -295,9 +307,9 @@ static void *other_thread(void *arg)
  * THROUGH_TRIES; the main process rings 1 ms into each YIELD.  A try
  * counts when the ring came while D was in the YIELD and D slept.  The
  * endpoint's wakeups (sleeps ended by an arrival) tell a sleep the ring
- * ended from one that outlasted it, which must also have returned at
- * least 1 ms after the ring (a sleep that timed out before a late ring
- * proves nothing).  D begins owing about repay_max_debt_us (its boosts
+ * ended from one that outlasted it, which must also have ended 0.5 ms
+ * after the ring, its end being its return less the time D then waited
+ * behind N (a sleep that timed out before a late ring proves nothing).  D begins owing about repay_max_debt_us (its boosts
  * were refused there), so its first sleeps outlast the ring; each pays
  * part of the debt, and once under half of it the ring ends them.
  */
@@ -307,13 +319,13 @@ static void sleeps_through(struct dshared *sh, struct ep *e)
 
 	for (i = 1; i <= THROUGH_TRIES &&
 	     !(sh->through && sh->ended > AFTER_ENDED); i++) {
-		u64 seen = RD(e->ctrl->arrivals), back;
+		u64 seen = RD(e->ctrl->arrivals), back, delay = run_delay_ns();
 		struct cosched_stats before = ep_counts(e->fd), after;
 		bool woke;
 
 		WR(sh->asleep, i);
 		yield_flags(e->fd, seen, 0);
-		back = now_ns();
+		back = now_ns() - (run_delay_ns() - delay);
 		after = ep_counts(e->fd);
 		WR(sh->answered, i);
 		if (after.blocks == before.blocks ||
@@ -322,7 +334,7 @@ static void sleeps_through(struct dshared *sh, struct ep *e)
 		woke = after.wakeups != before.wakeups;
 		if (woke) {
 			sh->ended++;
-		} else if (back >= RD(e->ctrl->last_arrival_ns) + 1000000ull) {
+		} else if (back >= RD(e->ctrl->last_arrival_ns) + 500000ull) {
 			sh->through++;
 			sh->through_after_ended += !!sh->ended;
 		}

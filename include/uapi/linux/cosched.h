@@ -84,7 +84,7 @@ enum cosched_wait_mode {
 /* cosched_ctrl.state bits, written by the kernel. */
 #define COSCHED_STATE_BOOSTED	(1U << 0)	/* runs boosted now */
 #define COSCHED_STATE_YIELDED	(1U << 1)	/* lowered itself by a yield */
-#define COSCHED_STATE_BLOCKED	(1U << 2)	/* sleeps in COSCHED_IOC_WAIT */
+#define COSCHED_STATE_BLOCKED	(1U << 2)	/* sleeps in WAIT (or dcs-fair's YIELD) */
 #define COSCHED_STATE_DEAD	(1U << 3)	/* endpoint destroyed */
 
 /* cosched_ctrl.armed values, written by the owner. */
@@ -239,7 +239,7 @@ struct cosched_wait {
  * 0): it ends the caller's boost and, if the caller owes boosted time,
  * sleeps for as long as its share of the CPU takes to pay that, at most
  * 4 ms; the message ends the sleep only if the debt is no more than half
- * repay_max_debt_us (-EINTR on a signal).
+ * repay_max_debt_us (always if that is 0) (-EINTR on a signal).
  */
 struct cosched_yield {
 	__u64 seen;
