@@ -165,10 +165,10 @@ bool cosched_peer_lost_unseen(struct cosched_ep *ep)
 	return atomic_read(&ep->peers_lost) != READ_ONCE(ep->ctrl->lost_seen);
 }
 
-/* A repaying sleep (@repaying) lasts through arrivals: see below. */
-static bool cosched_wait_done(struct cosched_ep *ep, u64 seen, bool repaying)
+/* A dcs-fair sleep @through a debt lasts through arrivals: see below. */
+static bool cosched_wait_done(struct cosched_ep *ep, u64 seen, bool through)
 {
-	return (!repaying && cosched_arrivals(ep) != seen) ||
+	return (!through && cosched_arrivals(ep) != seen) ||
 	       READ_ONCE(ep->dead) || cosched_peer_lost_unseen(ep);
 }
 
@@ -186,17 +186,19 @@ static int cosched_wait_result(struct cosched_ep *ep, u64 seen)
 }
 
 /*
- * Blocks on @ep's queue until an arrival after @w->seen (not when
- * @repaying), a signal, the timeout, the endpoint's end or a lost peer.
+ * Blocks on @ep's queue until an arrival after @w->seen (not if
+ * @through), a signal, the timeout, the endpoint's end or a lost peer.
  */
 static int cosched_sleep(struct cosched_ep *ep, const struct cosched_wait *w,
-			 bool repaying)
+			 bool through)
 {
+	/* Clamped, so that no u64 becomes a negative ktime. */
+	ktime_t timeout = ns_to_ktime(min_t(u64, w->timeout_ns, KTIME_MAX));
 	int ret;
 
 	/* A yield lasts for one awaited message; this is a new wait. */
 	cosched_unlower(ep);
-	if (cosched_wait_done(ep, w->seen, repaying))
+	if (cosched_wait_done(ep, w->seen, through))
 		return cosched_wait_result(ep, w->seen);
 	/* Going to sleep: a boost has nothing left to do. */
 	if (current == ep->task->task)
@@ -207,13 +209,12 @@ static int cosched_sleep(struct cosched_ep *ep, const struct cosched_wait *w,
 	cosched_count(ep, COSCHED_CNT_BLOCKS, 1);
 	trace_cosched_block(ep->job->id, ep->rank, current->pid);
 	if (w->timeout_ns)
-		/* Clamped, so that no u64 becomes a negative ktime. */
-		ret = wait_event_interruptible_hrtimeout
-			(ep->wq, cosched_wait_done(ep, w->seen, repaying),
-			 ns_to_ktime(min_t(u64, w->timeout_ns, KTIME_MAX)));
+		ret = wait_event_interruptible_hrtimeout(ep->wq,
+							 cosched_wait_done(ep, w->seen, through),
+							 timeout);
 	else
 		ret = wait_event_interruptible(ep->wq,
-					       cosched_wait_done(ep, w->seen, repaying));
+					       cosched_wait_done(ep, w->seen, through));
 	if (atomic_dec_and_test(&ep->nr_waiters))
 		cosched_set_state(ep, COSCHED_STATE_BLOCKED, false);
 
@@ -256,16 +257,16 @@ int cosched_wait(struct cosched_ep *ep, const struct cosched_wait *w)
  * sleeps for as long as its share of the CPU would take to pay the debt
  * (bounded), or until the message if it owes little (repay.c says why);
  * the sleep is credited.  A message that comes during a sleep it lasts
- * through is boosted for as under dcs if cosched_arrive_steer() finds
- * the sleeper off its CPU (the arrival's wake-up, after which the
- * sleeper rechecks and sleeps on, often puts it on one), so the sleeper
- * may wake boosted, or not if the boost ran out first (boost_us counts
- * from the arrival).  Sleeping, not lowering, repays on EEVDF: a task
- * lowered to nice 19 while it owed and raised when paid was measured
- * (tests/guest/fair.c) leaving its CPU's other task 12-62% of the CPU
- * where it has 50% under local, run to run; a sleeper is simply off the
- * queue.  Only the owner repays: another thread's sleep gives nobody
- * any CPU.
+ * through boosts the sleeper as under dcs if cosched_arrive_steer()
+ * finds it off its CPU (the arrival's wake-up, after which the sleeper
+ * rechecks and sleeps on, often puts it on one) and its debt is under
+ * repay_max_debt_us, so the sleeper may wake boosted, or not if the
+ * boost ran out first (boost_us counts from the arrival).  Sleeping,
+ * not lowering, repays on EEVDF: a task lowered to nice 19 while it owed
+ * and raised when paid was measured (tests/guest/fair.c) leaving its
+ * CPU's other task 12-62% of the CPU where it has 50% under local, run
+ * to run; a sleeper is simply off the queue.  Only the owner repays:
+ * another thread's sleep gives nobody any CPU.
  */
 static int cosched_repay_wait(struct cosched_ep *ep, u64 seen)
 {

@@ -209,7 +209,8 @@ void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
  *
  * The sleep pays the task's share of the time it was off the runqueue:
  * what it then waited on the runqueue after its wake-up is contention,
- * sampled, not paid.
+ * sampled, not paid.  Follows the cosched_repay_sleep_ns() that marked
+ * the sleep's start.
  */
 void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
 			 u64 slept_ns)
@@ -288,7 +289,9 @@ bool cosched_repay_refuses(struct cosched_repay *r)
  * @r: the record, brought up to date, under its task's prio_lock
  * @through: out: whether the sleep lasts through the awaited message
  *
- * A debt over half repay_max_debt_us is slept off whatever comes: a
+ * A debt over half repay_max_debt_us (never when that is 0) is slept
+ * off, 4 ms at most at a time, whether or not the message comes (a
+ * signal, the endpoint's end or a lost peer still end the sleep): a
  * task whose messages always come at once (a job whose ranks answer
  * each other) would otherwise never pay, and its refused boosts would
  * break its coscheduling (Documentation/results/dcs-fair/).  A smaller
