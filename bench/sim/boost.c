@@ -273,5 +273,6 @@ void sy_yield(struct world *w, struct task *t)
 	if (best)
 		boost_request(w, best);
 	t->lowered = 1;
-	task_set_weight(w, t, 15);	/* nice 19 */
+	/* nice 19: 15 against nice 0's 1024, within its group too */
+	task_set_weight(w, t, t->own_weight * 15 / 1024 ?: 1);
 }

@@ -4,6 +4,7 @@
  *
  *   cosched-sim --nodes N --mix M --policy P [--kernel 6.1|6.12]
  *               [--seconds S] [--seed X] [--cpus C] [--max-time S]
+ *               [--dilate F] [--set KEY=VALUE]
  *   cosched-sim --validate [--measured runs.csv] [--seeds K] [--tol F]
  *   cosched-sim --sweep [--mixes 5,7] [--policies ...] [--node-list ...]
  *               [--seeds K] [-o out.csv]
@@ -36,6 +37,8 @@ static void usage(FILE *f)
 		"  --mixes-dir DIR     mix files (%s/bench/mixes)\n"
 		"  --seeds K           seeds per cell (--validate, --sweep: 3)\n"
 		"  --set KEY=VALUE     change one calibration parameter (repeatable)\n"
+		"  --dilate F          model a calibrated guest of dilation F: its\n"
+		"                      measured costs in native-equivalent time\n"
 		"policies:", SIM_ROOT, SIM_ROOT);
 	for (p = policies; p->name; p++)
 		fprintf(f, " %s", p->name);
@@ -55,7 +58,7 @@ int main(int argc, char **argv)
 		{ "sweep", 0, 0, 'W' }, { "mixes", 1, 0, 'x' },
 		{ "policies", 1, 0, 'y' }, { "node-list", 1, 0, 'z' },
 		{ "output", 1, 0, 'o' }, { "help", 0, 0, 'h' },
-		{ "set", 1, 0, 'e' },
+		{ "set", 1, 0, 'e' }, { "dilate", 1, 0, 'd' },
 		{ 0 }
 	};
 	const char *params = SIM_ROOT "/bench/sim/params.conf";
@@ -65,7 +68,7 @@ int main(int argc, char **argv)
 	const char *mixes = "5,7,8,12", *pols = NULL, *nodelist = "4,8,16,64,256,1024";
 	const char *outpath = NULL, *sets[32];
 	int nsets = 0;
-	double seconds = 2, maxtime = 0, tol = 0.15;
+	double seconds = 2, maxtime = 0, tol = 0.15, dilate = 0;
 	int nodes = 2, cpus = 2, seeds = 3, mode = 0, o, j, seconds_set = 0;
 	uint64_t seed = 1;
 	struct params p;
@@ -137,6 +140,13 @@ int main(int argc, char **argv)
 			if (nsets < 32)
 				sets[nsets++] = optarg;
 			break;
+		case 'd':
+			dilate = atof(optarg);
+			if (dilate < 1) {
+				fprintf(stderr, "cosched-sim: --dilate F: F >= 1\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -151,6 +161,8 @@ int main(int argc, char **argv)
 	}
 	if (params_load(&p, params, kernel))
 		return 2;
+	if (dilate)
+		params_dilate(&p, dilate);
 	for (j = 0; j < nsets; j++)
 		if (params_set(&p, sets[j])) {
 			fprintf(stderr, "cosched-sim: --set %s: no such key=number\n",
@@ -159,7 +171,8 @@ int main(int argc, char **argv)
 		}
 	if (mode == 'V') {
 		int miss = validate(&p, measured, mixdir, kernel,
-				    seconds_set ? seconds : 0, seeds, tol);
+				    seconds_set ? seconds : 0, seeds, tol,
+				    dilate ? dilate : 1);
 
 		return miss ? 1 : 0;
 	}

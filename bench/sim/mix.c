@@ -2,7 +2,8 @@
 /*
  * Mix files (bench/mixes/README): one job per line, "key = value"
  * settings.  The simulator knows the workloads life, mg, lu, ep, barrier
- * and the hog competitor; anything else (noise) is refused by name.
+ * grain (bench/workloads/grain.c) and the hog competitor; anything else
+ * (noise) is refused by name.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ int jobspec_parse(struct jobspec *j, const char *line)
 	memset(j, 0, sizeof(*j));
 	j->nbar = 1000;
 	j->delay_us = 1000;
+	j->grain_us = 100;
 	snprintf(buf, sizeof(buf), "%s", line);
 	prog = strtok_r(buf, " \t", &save);
 	if (!prog)
@@ -32,6 +34,8 @@ int jobspec_parse(struct jobspec *j, const char *line)
 		j->kind = WL_EP;
 	else if (!strcmp(prog, "barrier"))
 		j->kind = WL_BARRIER;
+	else if (!strcmp(prog, "grain"))
+		j->kind = WL_GRAIN;
 	else if (!strcmp(prog, "hog"))
 		j->kind = WL_HOG;
 	else {
@@ -48,6 +52,8 @@ int jobspec_parse(struct jobspec *j, const char *line)
 			var = j->hi ? "-hi" : "-lo";
 		} else if (!strcmp(tok, "-d")) {
 			j->delay_us = atof(arg);
+		} else if (!strcmp(tok, "-c") && j->kind == WL_GRAIN) {
+			j->grain_us = atof(arg);
 		} else if (!strcmp(tok, "-n") && j->kind == WL_BARRIER) {
 			j->nbar = atoi(arg);
 		}

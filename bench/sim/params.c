@@ -46,6 +46,7 @@ static const struct {
 	P("compute_jitter", jitter), P("stall_per_s", stall_per_s),
 	P("stall_us", stall_us), P("background_pct", background_pct),
 	P("background_burst_us", background_burst_us),
+	P("autogroup", autogroup),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))	/* no ARRAY_SIZE in libc */
 
@@ -147,4 +148,30 @@ int params_load(struct params *p, const char *file, const char *kernel)
 			bad = 1;
 		}
 	return bad ? -1 : 0;
+}
+
+/*
+ * A calibrated guest (tests/vm/vmrun.sh --calibrated, Documentation/
+ * calibration.rst) runs user code FACTOR times slower than the host and
+ * reports everything in native-equivalent time: its module tunables are
+ * already scaled, but the costs this file measured in real guest time
+ * (switches, system calls, messages, the tick, the emulator's stalls)
+ * are worth 1/FACTOR as much of the work.  The slices are the guest's
+ * own rule's (calibration.rst): give them with --set.
+ */
+void params_dilate(struct params *p, double factor)
+{
+	double *cost[] = {
+		&p->ctx_us, &p->wake_us, &p->syscall_us, &p->send_cpu_us,
+		&p->recv_cpu_us, &p->net_us, &p->byte_send_ns,
+		&p->byte_net_ns, &p->poll_us, &p->glue_poll_us,
+		&p->yield_loop_us, &p->remote_extra_us, &p->boost_latency_us,
+		&p->gang_switch_us, &p->stall_us, &p->background_burst_us,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cost) / sizeof(cost[0]); i++)
+		*cost[i] /= factor;
+	p->hz *= factor;
+	p->stall_per_s *= factor;
 }

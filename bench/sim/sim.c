@@ -124,6 +124,29 @@ static void clocks(struct world *w, uint64_t seed)
 						 US(w->p->skew_us));
 }
 
+/*
+ * A rank's weight at nice 0.  Under autogroup (the guests' and this
+ * host's kernels: Documentation/calibration.rst) every job runs in a
+ * session of its own (bench/run-mix), and a session's group weighs
+ * 1024 in all, spread over the CPUs it runs on: a job's rank weighs
+ * 1024 over its job's ranks on the host, a hog or a background task,
+ * alone in its session on its CPU, 1024.  Static: the kernel spreads
+ * the group's weight by each CPU's recent load (PELT), which a rank
+ * that blocks lowers on its CPU; the model keeps the even split.
+ */
+static int own_weight(const struct world *w, const struct job *jb, int host)
+{
+	int nodes, ranks;
+
+	if (!w->p->autogroup || jb->competitor)
+		return 1024;
+	nodes = w->nodes - host * w->cpus_per_host;
+	if (nodes > w->cpus_per_host)
+		nodes = w->cpus_per_host;
+	ranks = nodes * jb->ranks / w->nodes;
+	return ranks > 1 ? 1024 / ranks : 1024;
+}
+
 static int world_build(struct world *w, const struct params *p,
 		       const struct run_cfg *cfg)
 {
@@ -189,7 +212,8 @@ static int world_build(struct world *w, const struct params *p,
 			t->rank = r;
 			t->cpu = r / rpn;
 			t->host = t->cpu / w->cpus_per_host;
-			t->weight = 1024;
+			t->own_weight = own_weight(w, jb, t->host);
+			t->weight = t->own_weight;
 			t->send_to = -1;
 			t->state = T_WAKING;
 			t->rule2_at = 0;

@@ -84,21 +84,27 @@ struct params {
 	double ep_s, ep_iters, ep_comm;
 	double jitter, stall_per_s, stall_us;
 	double background_pct, background_burst_us;
+	double autogroup;	/* 1: a job's ranks on a host share one group */
 };
 
 /* Load FILE with kernel-specific keys (key.6.1 / key.6.12) for KERNEL. */
 int params_load(struct params *p, const char *file, const char *kernel);
 /* "key=value": one parameter changed after loading (--set). */
 int params_set(struct params *p, const char *kv);
+/* The testbed's time costs in a calibrated guest's native-equivalent time. */
+void params_dilate(struct params *p, double factor);
 
 /* ---- mix.c ---- */
-enum wl_kind { WL_LIFE, WL_MG, WL_LU, WL_EP, WL_BARRIER, WL_HOG, WL_BG };
+enum wl_kind {
+	WL_LIFE, WL_MG, WL_LU, WL_EP, WL_BARRIER, WL_GRAIN, WL_HOG, WL_BG
+};
 
 struct jobspec {
 	enum wl_kind kind;
 	int hi;			/* life -v hi */
 	double delay_us;	/* barrier -d */
 	int nbar;		/* barrier -n */
+	double grain_us;		/* grain -c */
 	char label[32];
 };
 
@@ -195,6 +201,7 @@ struct task {
 	int64_t vruntime, deadline, lag;
 	int protect;		/* EEVDF RUN_TO_PARITY */
 	int weight;
+	int own_weight;		/* at its own nice 0 (autogroup: its job's part) */
 	sim_ns exec_start;
 	/* FIFO boost */
 	int fifo, boost_pending;
@@ -365,7 +372,8 @@ void fair_vs_ps(const struct mix *m, struct result *r);
 
 /* validate.c, sweep.c */
 int validate(const struct params *p, const char *csv, const char *mixdir,
-	     const char *kernel, double seconds, int seeds, double tol);
+	     const char *kernel, double seconds, int seeds, double tol,
+	     double dilate);
 int sweep(const struct params *p, const char *mixdir, const char *kernel,
 	  const char *mixes, const char *pols, const char *nodes,
 	  double seconds, int seeds, int cpus, FILE *out);

@@ -65,7 +65,7 @@ static void wait_done(struct world *w, struct task *t)
 	t->waiting = 0;
 	if (t->lowered) {
 		t->lowered = 0;
-		task_set_weight(w, t, 1024);
+		task_set_weight(w, t, t->own_weight);
 	}
 	/* one more pass of the progress loop (the glue's is dearer) */
 	t->work = US(w->pol->glue ? w->p->glue_poll_us : w->p->poll_us);
@@ -255,7 +255,7 @@ void task_arrive(struct world *w, struct task *t, int src)
 		} else {
 			if (t->lowered) {
 				t->lowered = 0;
-				task_set_weight(w, t, 1024);
+				task_set_weight(w, t, t->own_weight);
 			}
 			if (t->state == T_BLOCKED ||
 			    (t->state == T_SLEEPING && !t->sleep_through)) {

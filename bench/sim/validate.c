@@ -183,10 +183,11 @@ static int load(const char *csv, struct cell *cells)
 /*
  * The calibration's own check: each workload alone on its nodes, sized to
  * the measured iteration count, against its measured standalone time
- * (standalone.csv beside CSV: program, args, nodes, iters, time_s).
+ * (standalone.csv beside CSV: program, args, nodes, iters, time_s;
+ * a calibrated guest's in its own time, DILATE times the model's).
  */
 static void standalone(const struct params *p, const char *csv,
-		       const char *kernel, int seeds)
+		       const char *kernel, int seeds, double dilate)
 {
 	char path[1024], hline[2048], line[4096], *hdr[32], *f[32], job[128];
 	const char *slash = strrchr(csv, '/');
@@ -226,13 +227,15 @@ static void standalone(const struct params *p, const char *csv,
 		snprintf(job, sizeof(job), "%s %s", f[cp], f[ca]);
 		if (jobspec_parse(&m.jobs[0], job))
 			continue;
-		meas = atof(f[ct]);
+		meas = atof(f[ct]) / dilate;
 		cfg.mix = &m;
 		cfg.pol = policy_find("busy-poll");
 		cfg.kernel = kernel;
 		cfg.nodes = atoi(f[cn]);
 		cfg.cpus_per_host = cfg.nodes;
-		cfg.seconds = meas;	/* sizes the job to iters exactly */
+		/* sizes the job to iters exactly */
+		cfg.seconds = m.jobs[0].kind == WL_GRAIN ?
+			      atof(f[ci]) * m.jobs[0].grain_us * 1e-6 : meas;
 		cfg.limit_s = 100 * meas + 10;
 		cfg.only_job = -1;
 		for (s = 0; s < seeds; s++) {
@@ -251,7 +254,8 @@ static void standalone(const struct params *p, const char *csv,
 }
 
 int validate(const struct params *p, const char *csv, const char *mixdir,
-	     const char *kernel, double seconds, int seeds, double tol)
+	     const char *kernel, double seconds, int seeds, double tol,
+	     double dilate)
 {
 	static struct cell cells[MAX_CELLS];
 	int ncell = load(csv, cells), i, s, k, miss = 0, done = 0;
@@ -259,9 +263,10 @@ int validate(const struct params *p, const char *csv, const char *mixdir,
 
 	if (ncell < 0)
 		return -1;
-	standalone(p, csv, kernel, seeds);
-	printf("# measured: %s; simulated: kernel %s, median of %d seeds\n",
-	       csv, kernel, seeds);
+	standalone(p, csv, kernel, seeds, dilate);
+	printf("# measured: %s; simulated: kernel %s, median of %d seeds%s\n",
+	       csv, kernel, seeds,
+	       dilate > 1 ? ", a calibrated guest (--dilate)" : "");
 	printf("| mix | column | nodes | measured (runs: min-max) | simulated (seeds: min-max) | error | within %.0f%% |\n",
 	       tol * 100);
 	printf("|---|---|---|---|---|---|---|\n");

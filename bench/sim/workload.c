@@ -214,6 +214,12 @@ int job_build(struct job *j, const struct jobspec *s, int ranks,
 		collective(&it, ranks, 0);
 		j->iters = 2L * s->nbar;
 		break;
+	case WL_GRAIN:	/* -c is pure computation, timed alone: no stalls */
+		put(&it, OP_COMPUTE, P_NONE, 0, US(s->grain_us));
+		if (ranks > 1)
+			sendrecv(&it, P_UP, P_DOWN, 8);
+		per_iter = s->grain_us * 1e-6;
+		break;
 	case WL_HOG:
 		put(&it, OP_COMPUTE, P_NONE, 0, MS(1000));
 		j->iters = 1L << 40;

@@ -3,8 +3,11 @@
  * The scheduler model: two CPU hogs share a CPU evenly on both fair
  * classes; a FIFO boost preempts a fair task the moment it starts; a
  * blocked waiter runs again exactly the network latency plus the wake-up
- * cost after its peer's send ends.
+ * cost after its peer's send ends; under autogroup a 2-rank job beside a
+ * hog on each CPU gets a third of each; grain's step is one ring
+ * exchange.
  */
+#include <math.h>
 #include <string.h>
 
 #include "tap.h"
@@ -127,6 +130,57 @@ static void block_wake(const char *kernel)
 	sim_finish(&w, &(struct result){ 0 });
 }
 
+/*
+ * A 2-rank busy-polling job (always runnable) beside a hog on each of
+ * two CPUs for 5 s: half of each CPU, or a third under autogroup (the
+ * job's session weighs as much as one hog's, spread over two CPUs).
+ */
+static void autogroup(const char *kernel, int on)
+{
+	double want = on ? 1.0 / 3 : 0.5, a, b;
+	struct params p;
+	struct mix m = { .name = "grain-hog", .njobs = 2, .rpn = 1 };
+	struct run_cfg c;
+	struct world w;
+
+	tap_params(&p, kernel);
+	p.autogroup = on;
+	if (jobspec_parse(&m.jobs[0], "grain -c 1000") ||
+	    jobspec_parse(&m.jobs[1], "hog"))
+		exit(1);
+	cfg_init(&c, &m, "busy-poll", kernel, 2);
+	c.seconds = 100;	/* longer than the run */
+	sim_init(&w, &p, &c);
+	w.limit = SEC(5);
+	while (sim_step(&w))
+		;
+	a = w.tasks[0].cpu_ns / 5e9;
+	b = w.tasks[1].cpu_ns / 5e9;
+	ok(fabs(a - want) < 0.02 && fabs(b - want) < 0.02,
+	   "%s: autogroup %s: each rank beside a hog gets %.3f of its CPU (%.3f, %.3f)",
+	   kernel, on ? "on" : "off", want, a, b);
+	sim_finish(&w, &(struct result){ 0 });
+}
+
+/* grain -c 100, 2 ranks, 1 s: 10,000 steps, one message per rank each. */
+static void grain_steps(void)
+{
+	struct params p;
+	struct mix m;
+	struct run_cfg c;
+	struct result r;
+
+	tap_params(&p, "6.12");
+	tap_mix(&m, "grain", 1, "grain -c 100");
+	cfg_init(&c, &m, "busy-poll", "6.12", 2);
+	sim_run(&p, &c, &r);
+	ok(r.ctr.messages == 20000 && r.completion_s > 1.0 &&
+	   r.completion_s < 1.0 + 10000 * 2 * (p.send_cpu_us + p.net_us +
+					       p.recv_cpu_us) * 1e-6,
+	   "grain -c 100 for 1 s: 20000 messages (%ld), 1 s of steps and their exchanges (%.3f s)",
+	   r.ctr.messages, r.completion_s);
+}
+
 int main(void)
 {
 	hogs("6.1");
@@ -135,5 +189,10 @@ int main(void)
 	fifo_preempts("6.12");
 	block_wake("6.1");
 	block_wake("6.12");
+	autogroup("6.1", 0);
+	autogroup("6.12", 0);
+	autogroup("6.1", 1);
+	autogroup("6.12", 1);
+	grain_steps();
 	return tap_done();
 }
