@@ -88,7 +88,8 @@ static bool cosched_still_ours(struct cosched_task *t)
 /*
  * Account the task's time since the last change to the attributes it
  * had (repay.c); after a sched_setattr(), which brings its runtime up
- * to date.  Only a boost under dcs-fair is charged.
+ * to date (elsewhere a running task's may lag by microseconds, which
+ * the next interval counts).  Only a boost under dcs-fair is charged.
  */
 static void cosched_repay_account(struct cosched_task *t)
 {
@@ -407,6 +408,11 @@ void cosched_repay_woke(struct cosched_ep *ep, u64 slept_ns)
 
 	rt_mutex_lock(&t->prio_lock);
 	cosched_repay_slept(&t->repay, t->task, slept_ns);
+	/*
+	 * Then the time since the last update: an arrival may have boosted
+	 * the sleeper, and what it ran boosted is charged, not sampled.
+	 */
+	cosched_repay_account(t);
 	rt_mutex_unlock(&t->prio_lock);
 }
 

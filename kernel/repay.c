@@ -14,11 +14,12 @@
  * their weights need be known: a boost of length b adds (1 - s) b.
  * A task that owes and waits for a message sleeps instead of spinning
  * (policy.c), through the message if it owes much, and a sleep pays
- * back s of the time it kept the task off the runqueue.  A task owing more than
- * repay_max_debt_us is not boosted (boost.c); at each budget window a
- * debt over that is forgiven down to it, so a task that never waits is
- * boosted about once a window.  A task that closes an endpoint leaves
- * its debt to its user, for the user's next task to pick up (boost.c).
+ * back s of the time it kept the task off the runqueue.  A task owing
+ * more than repay_max_debt_us is not boosted (boost.c); at each budget
+ * window a debt over that is forgiven down to it, so a task that never
+ * waits is boosted about once a window.  A task that closes an endpoint
+ * leaves its debt to its user, for the user's next task to pick up
+ * (boost.c).
  * bench/sim/repay.c models the same; Documentation/simulator.rst says
  * what it leaves out.
  */
@@ -202,36 +203,34 @@ void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
 }
 
 /**
- * cosched_repay_slept() - account a repaying sleep that just ended
+ * cosched_repay_slept() - credit a repaying sleep that just ended
  * @r: the record, under its task's prio_lock
  * @p: the task (current)
  * @slept_ns: from the start of the sleep until now
  *
- * The sleep pays the task's share of the time it was off the runqueue:
- * what it then waited on the runqueue after its wake-up is contention,
- * sampled, not paid.  Follows the cosched_repay_sleep_ns() that marked
- * the sleep's start.
+ * The sleep pays the share it was sized at (cosched_repay_sleep_ns())
+ * of the time it kept the task off the runqueue: what the task ran and
+ * waited on a runqueue since the sleep began (after its wake-up, or
+ * boosted by an arrival) is not paid.  Not the share measured now: a
+ * task woken on another CPU has none measured there yet.  Moves no
+ * mark: the caller then accounts the time since the last update
+ * (cosched_repay_update()) as boosted or as its own.
  */
 void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
 			 u64 slept_ns)
 {
-	u64 ran, waited, away, since;
+	u64 exec = READ_ONCE(p->se.sum_exec_runtime);
+	/* As in cosched_repay_advance(): a wait is never counted twice. */
+	u64 delay = max(cosched_run_delay(p), r->delay_mark);
+	u64 since, away;
 
-	cosched_repay_advance(r, p, &ran, &waited);
-	/*
-	 * Not ran + waited: a boost that began after the wake-up moved the
-	 * marks, and the wait before it would be paid as sleep.
-	 */
-	since = r->exec_mark - r->sleep_exec +
-		(r->delay_mark > r->sleep_delay ?
-		 r->delay_mark - r->sleep_delay : 0);
+	since = exec - r->sleep_exec +
+		(delay > r->sleep_delay ? delay - r->sleep_delay : 0);
 	away = slept_ns > since ? slept_ns - since : 0;
-	cosched_repay_add(r, -(s64)mul_u64_u64_shr(cosched_repay_share(r),
+	cosched_repay_add(r, -(s64)mul_u64_u64_shr(r->sleep_share,
 						   min_t(u64, away,
 							 COSCHED_REPAY_DEBT_MAX_NS),
 						   COSCHED_SHARE_SHIFT));
-	cosched_repay_sample(r, p, ran, waited);
-	cosched_repay_roll(r);
 }
 
 /**
@@ -311,6 +310,7 @@ u64 cosched_repay_sleep_ns(struct cosched_repay *r, bool *through)
 
 	r->sleep_exec = r->exec_mark;
 	r->sleep_delay = r->delay_mark;
+	r->sleep_share = share;
 	*through = max_debt && debt > max_debt / 2;
 	return clamp_t(u64, ns, COSCHED_REPAY_SLEEP_MIN_NS,
 		       COSCHED_REPAY_SLEEP_MAX_NS);

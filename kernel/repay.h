@@ -23,6 +23,7 @@ struct task_struct;
  * @share_runnable: ... and how long it was runnable: its measured share
  * @sleep_exec: its sum_exec_runtime when its repaying sleep began
  * @sleep_delay: its runqueue wait when its repaying sleep began
+ * @sleep_share: the share its repaying sleep was sized at, and is paid at
  * @window: the budget window of the last update (debts over
  *	repay_max_debt_us are forgiven down to it at each new window)
  * @cpu: the CPU the share was measured on
@@ -35,6 +36,7 @@ struct cosched_repay {
 	u64 share_runnable;
 	u64 sleep_exec;
 	u64 sleep_delay;
+	u64 sleep_share;
 	u64 window;
 	unsigned int cpu;
 };
