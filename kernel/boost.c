@@ -88,8 +88,9 @@ static bool cosched_still_ours(struct cosched_task *t)
 /*
  * Account the task's time since the last change to the attributes it
  * had (repay.c); after a sched_setattr(), which brings its runtime up
- * to date (elsewhere a running task's may lag by microseconds, which
- * the next interval counts).  Only a boost under dcs-fair is charged.
+ * to date (elsewhere a running task's lags by up to a tick, which the
+ * next interval counts: a repaying sleep's start taken so loses that
+ * run from its credit).  Only a boost under dcs-fair is charged.
  */
 static void cosched_repay_account(struct cosched_task *t)
 {

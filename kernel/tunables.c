@@ -322,7 +322,7 @@ MODULE_PARM_DESC(budget_window_ms, "budget window, ms, 10-10000 (default 100)");
 module_param_cb(repay_max_debt_us, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_REPAY_MAX_DEBT_US], 0444);
 MODULE_PARM_DESC(repay_max_debt_us,
-		 "dcs-fair: boosted time a task may owe and still be boosted, us, 0 (no limit)-10000000 (default 30000)");
+		 "dcs-fair: boosted time a task may owe and still be boosted, us (0: no limit), 0-10000000 (default 30000)");
 module_param_cb(boost_mech, &cosched_param_ops,
 		&cosched_tun[COSCHED_T_BOOST_MECH], 0444);
 MODULE_PARM_DESC(boost_mech, "fifo or nice (default fifo)");

@@ -165,6 +165,7 @@ sim_ns repay_due(struct world *w, struct task *t, int *through)
 	if (t->debt <= 0)
 		return 0;
 	t->sleep_run = t->mark_run;
+	t->sleep_share = repay_share(t);
 	*through = max > 0 && t->debt > max / 2;
 	ns = (sim_ns)(t->debt / repay_share(t));
 	return ns < REPAY_SLEEP_MIN ? REPAY_SLEEP_MIN :
@@ -173,8 +174,9 @@ sim_ns repay_due(struct world *w, struct task *t, int *through)
 
 /*
  * T is back on its CPU from a sleep of SLEPT (its start until now): the
- * time it was off the runqueue pays s of itself; its wait to run again
- * is contention, sampled.  Off the runqueue is counted from the sleep's
+ * time it was off the runqueue pays the share the sleep was sized at
+ * (the module's sleep_share); its wait to run again is contention,
+ * sampled.  Off the runqueue is counted from the sleep's
  * start, not from the marks, which a boost that began after the wake-up
  * has moved.
  */
@@ -185,7 +187,7 @@ void repay_slept(struct world *w, struct task *t, sim_ns slept)
 	advance(w, t, &ran, &waited);
 	since = t->mark_run - t->sleep_run;
 	away = slept > since ? slept - since : 0;
-	add(w, t, -(sim_ns)(repay_share(t) * away));
+	add(w, t, -(sim_ns)(t->sleep_share * away));
 	sample(t, ran, waited);
 	roll(w, t);
 }

@@ -144,7 +144,8 @@ static int own_weight(const struct world *w, const struct job *jb, int host)
 	if (nodes > w->cpus_per_host)
 		nodes = w->cpus_per_host;
 	ranks = nodes * jb->ranks / w->nodes;
-	return ranks > 1 ? 1024 / ranks : 1024;
+	/* never below the kernel's MIN_SHARES (2) */
+	return ranks > 1 ? (ranks < 512 ? 1024 / ranks : 2) : 1024;
 }
 
 static int world_build(struct world *w, const struct params *p,

@@ -219,6 +219,7 @@ struct task {
 	int sleep_through;		/* the sleep outlasts the message */
 	sim_ns sleep_start, sleep_end;
 	sim_ns sleep_run;		/* mark_run at the sleep's start */
+	double sleep_share;		/* the share the sleep was sized at */
 	/* statistics */
 	sim_ns cpu_ns, spin_ns;
 };

@@ -213,7 +213,7 @@ static void standalone(const struct params *p, const char *csv,
 		fclose(fp);
 		return;
 	}
-	printf("Standalone (busy polling, the measured iteration count; life -v hi calibrates stall_per_s):\n\n");
+	printf("Standalone (busy polling, the measured iteration count; params.conf's stall_per_s is fitted to life -v hi's):\n\n");
 	printf("| job | nodes | iters | measured s | simulated s (%d seeds) | error |\n", seeds);
 	printf("|---|---|---|---|---|---|\n");
 	while (fgets(line, sizeof(line), fp)) {

@@ -16,11 +16,20 @@ res=$1 out=$2
 sim=$root/build/bench/cosched-sim
 [ -x "$sim" ] || make -s -C "$root" sim
 mkdir -p "$out/mixes"
-read -r dilate slice_us < <(python3 - "$res/meta.json" <<'PY'
+# The dilation, the slice and the module's time tunables as the guest
+# had them, in native-equivalent time (a tunable the guest left unscaled
+# is then shorter than its default: repay_max_debt_us, which
+# bench/calibrate scaled only from the commit after 1a77c20).
+read -r dilate slice_us tunables < <(python3 - "$res/meta.json" <<'PY'
 import json, sys
 inv = json.load(open(sys.argv[1]))["invocations"][0]["config"]
 f = float(inv["options"]["dilate"])
-print(f, round(int(inv["testbed"]["sched"]["base_slice_ns"]) / 1000 / f))
+tun = inv["testbed"]["tunables"]
+sets = [f"--set {k}={int(tun[k]) / f:g}" for k in
+        ("spin_us", "boost_us", "pb_period_us", "budget_window_ms",
+         "repay_max_debt_us") if k in tun]
+print(f, round(int(inv["testbed"]["sched"]["base_slice_ns"]) / 1000 / f),
+      " ".join(sets))
 PY
 )
 python3 - "$root" "$out/mixes" "$res/runs.csv" <<'PY'
@@ -32,14 +41,14 @@ us = sorted({int(m.split("-")[-1].replace("ms", "000").replace("us", ""))
              for m in mixes})
 grains.write_mixes(sys.argv[2], us, ["hog"])
 PY
-echo "# dilation $dilate, slice $slice_us us native-equivalent; $res"
+echo "# dilation $dilate, slice $slice_us us native-equivalent, $tunables; $res"
 for ag in 0 1; do
 	for bg in 2 5 10; do
 		f=$out/autogroup$ag-bg$bg.md
 		"$sim" --validate --measured "$res/runs.csv" --mixes-dir "$out/mixes" \
 			--seconds 1 --dilate "$dilate" --seeds 5 \
 			--set eevdf_base_slice_us="$slice_us" --set stall_per_s=0 \
-			--set autogroup=$ag --set background_pct=$bg > "$f" || true
+			--set autogroup=$ag --set background_pct=$bg $tunables > "$f" || true
 		echo "autogroup $ag, background $bg%: $(grep 'cells compared' "$f")"
 	done
 done
