@@ -53,6 +53,8 @@ part "vcpu_stall" bench/vcpu_stall_test.sh
 part "net_wake" bench/net_wake_test.sh
 # The MPI benchmarks' launch lines (bench/mpi_launch.sh), against stand-in mpiexecs.
 part "mpi_launch" bench/mpi_launch_test.sh
+# Calibrated guests' module parameters: every time tunable scaled.
+part calibrate bench/calibrate_test.sh
 # The simulator's unit and policy sanity tests (bench/sim, under 30 s).
 part sim make --no-print-directory -s -C bench/sim check
 # The MPI glue's guest test takes one MPI per kernel, MPICH in 6.1 and
