@@ -89,8 +89,8 @@ static bool cosched_still_ours(struct cosched_task *t)
  * Account the task's time since the last change to the attributes it
  * had (repay.c); after a sched_setattr(), which brings its runtime up
  * to date (elsewhere a running task's lags by up to a tick, which the
- * next interval counts: a repaying sleep's start taken so loses that
- * run from its credit).  Only a boost under dcs-fair is charged.
+ * next interval counts; a repaying sleep's start adds it back:
+ * cosched_repay_sleep_ns()).  Only a boost under dcs-fair is charged.
  */
 static void cosched_repay_account(struct cosched_task *t)
 {
@@ -393,7 +393,7 @@ u64 cosched_repay_due(struct cosched_ep *ep, bool *through)
 	cosched_repay_account(t);
 	cosched_repay_pick_up(t, ep->user);
 	if (cosched_repay_owes(&t->repay))
-		due = cosched_repay_sleep_ns(&t->repay, through);
+		due = cosched_repay_sleep_ns(&t->repay, t->task, through);
 	rt_mutex_unlock(&t->prio_lock);
 	return due;
 }
@@ -406,15 +406,21 @@ u64 cosched_repay_due(struct cosched_ep *ep, bool *through)
 void cosched_repay_woke(struct cosched_ep *ep, u64 slept_ns)
 {
 	struct cosched_task *t = ep->task;
+	struct cosched_repay_paid paid;
+	s64 debt;
 
 	rt_mutex_lock(&t->prio_lock);
-	cosched_repay_slept(&t->repay, t->task, slept_ns);
+	cosched_repay_slept(&t->repay, t->task, slept_ns, &paid);
 	/*
 	 * Then the time since the last update: an arrival may have boosted
 	 * the sleeper, and what it ran boosted is charged, not sampled.
 	 */
 	cosched_repay_account(t);
+	debt = cosched_repay_debt(&t->repay);
 	rt_mutex_unlock(&t->prio_lock);
+	trace_cosched_repay(ep->job->id, ep->rank, task_pid_nr(t->task),
+			    slept_ns, paid.away_ns, paid.share_permille,
+			    paid.credit_ns, debt);
 }
 
 /* True while @ep's owner is lowered by a yield made for @ep. */

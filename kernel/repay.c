@@ -23,6 +23,7 @@
  * bench/sim/repay.c models the same; Documentation/simulator.rst says
  * what it leaves out.
  */
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -67,6 +68,29 @@ static u64 cosched_run_delay(struct task_struct *p)
 #else
 	return 0;
 #endif
+}
+
+/*
+ * How much of its run @p's sum_exec_runtime does not hold yet: the
+ * scheduler adds a running task's time at a tick, a switch or a change
+ * of attributes, so a reading just before a sleep misses up to a tick
+ * of it, which the sleep's credit would then take for time run after
+ * the sleep began (a loss of up to share x a tick on every sleep).
+ * exec_start is in the task clock of the runqueue, which is its
+ * sched_clock_cpu() unless IRQ or steal time is taken out of it: then
+ * 0, and the loss stays.  Only for current (the caller repays itself).
+ */
+static u64 cosched_run_lag(struct task_struct *p)
+{
+	u64 start, now;
+
+	if (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) ||
+	    IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING) || p != current)
+		return 0;
+	start = READ_ONCE(p->se.exec_start);
+	now = sched_clock_cpu(task_cpu(p));
+	/* Bounded: a clock of another CPU, or a tick that came late. */
+	return now > start ? min_t(u64, now - start, 2 * TICK_NSEC) : 0;
 }
 
 static u64 cosched_repay_window(void)
@@ -207,6 +231,7 @@ void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
  * @r: the record, under its task's prio_lock
  * @p: the task (current)
  * @slept_ns: from the start of the sleep until now
+ * @paid: out: what the sleep paid, and at which share
  *
  * The sleep pays the share it was sized at (cosched_repay_sleep_ns())
  * of the time it kept the task off the runqueue: what the task ran and
@@ -217,20 +242,35 @@ void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
  * (cosched_repay_update()) as boosted or as its own.
  */
 void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
-			 u64 slept_ns)
+			 u64 slept_ns, struct cosched_repay_paid *paid)
 {
 	u64 exec = READ_ONCE(p->se.sum_exec_runtime);
 	/* As in cosched_repay_advance(): a wait is never counted twice. */
 	u64 delay = max(cosched_run_delay(p), r->delay_mark);
 	u64 since, away;
 
-	since = exec - r->sleep_exec +
+	since = (exec > r->sleep_exec ? exec - r->sleep_exec : 0) +
 		(delay > r->sleep_delay ? delay - r->sleep_delay : 0);
 	away = slept_ns > since ? slept_ns - since : 0;
-	cosched_repay_add(r, -(s64)mul_u64_u64_shr(r->sleep_share,
-						   min_t(u64, away,
-							 COSCHED_REPAY_DEBT_MAX_NS),
-						   COSCHED_SHARE_SHIFT));
+	paid->away_ns = away;
+	paid->share_permille = (u32)((r->sleep_share * 1000) >>
+				     COSCHED_SHARE_SHIFT);
+	paid->credit_ns = mul_u64_u64_shr(r->sleep_share,
+					  min_t(u64, away,
+						COSCHED_REPAY_DEBT_MAX_NS),
+					  COSCHED_SHARE_SHIFT);
+	cosched_repay_add(r, -(s64)paid->credit_ns);
+}
+
+/**
+ * cosched_repay_debt() - what the task owes now
+ * @r: the record, under its task's prio_lock
+ *
+ * Return: the debt in ns (negative: a credit).
+ */
+s64 cosched_repay_debt(const struct cosched_repay *r)
+{
+	return r->debt_ns;
 }
 
 /**
@@ -286,6 +326,7 @@ bool cosched_repay_refuses(struct cosched_repay *r)
 /**
  * cosched_repay_sleep_ns() - a repaying sleep begins: how long it lasts
  * @r: the record, brought up to date, under its task's prio_lock
+ * @p: its task, current
  * @through: out: whether the sleep lasts through the awaited message
  *
  * A debt over half repay_max_debt_us (never when that is 0) is slept
@@ -301,14 +342,15 @@ bool cosched_repay_refuses(struct cosched_repay *r)
  * would have run at its measured share, bounded (the waiter sleeps
  * again if it still owes).
  */
-u64 cosched_repay_sleep_ns(struct cosched_repay *r, bool *through)
+u64 cosched_repay_sleep_ns(struct cosched_repay *r, struct task_struct *p,
+			   bool *through)
 {
 	u64 share = cosched_repay_share(r);
 	u64 debt = r->debt_ns > 0 ? r->debt_ns : 0;
 	u64 ns = div64_u64(debt << COSCHED_SHARE_SHIFT, max(share, 1ULL));
 	u64 max_debt = cosched_max_debt_ns();
 
-	r->sleep_exec = r->exec_mark;
+	r->sleep_exec = r->exec_mark + cosched_run_lag(p);
 	r->sleep_delay = r->delay_mark;
 	r->sleep_share = share;
 	*through = max_debt && debt > max_debt / 2;

@@ -51,12 +51,21 @@ enum cosched_repay_interval {
 void cosched_repay_init(struct cosched_repay *r, struct task_struct *p);
 void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
 			  enum cosched_repay_interval how);
+/* What a repaying sleep paid: the cosched_repay tracepoint's fields. */
+struct cosched_repay_paid {
+	u64 away_ns;		/* the part of the sleep off the runqueue */
+	u32 share_permille;	/* the share it was paid at */
+	u64 credit_ns;		/* taken off the debt */
+};
+
 void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
-			 u64 slept_ns);
+			 u64 slept_ns, struct cosched_repay_paid *paid);
+s64 cosched_repay_debt(const struct cosched_repay *r);
 void cosched_repay_carry(struct cosched_repay *r, s64 ns);
 s64 cosched_repay_take(struct cosched_repay *r);
 bool cosched_repay_owes(const struct cosched_repay *r);
 bool cosched_repay_refuses(struct cosched_repay *r);
-u64 cosched_repay_sleep_ns(struct cosched_repay *r, bool *through);
+u64 cosched_repay_sleep_ns(struct cosched_repay *r, struct task_struct *p,
+			   bool *through);
 
 #endif /* _COSCHED_REPAY_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cosched tracepoints: arrival, boost, unboost, block, wake, yield.
+ * cosched tracepoints: arrival, boost, unboost, block, wake, yield,
+ * repay.
  * Enable with: echo 1 > /sys/kernel/tracing/events/cosched/enable
  */
 #undef TRACE_SYSTEM
@@ -121,6 +122,44 @@ TRACE_EVENT(cosched_yield,
 	TP_printk("job=%llu rank=%u pid=%d target_endpoint=%llu",
 		  __entry->job, __entry->rank, __entry->pid,
 		  __entry->target_id)
+);
+
+/*
+ * A repaying sleep of dcs-fair ended: how long it slept, the part of
+ * that off the runqueue, the share it was paid at, what it took off
+ * the debt, and the debt left (after the time since the last update is
+ * accounted; negative: a credit).
+ */
+TRACE_EVENT(cosched_repay,
+	TP_PROTO(u64 job, u32 rank, pid_t pid, u64 slept_ns, u64 away_ns,
+		 u32 share_permille, u64 credit_ns, s64 debt_ns),
+	TP_ARGS(job, rank, pid, slept_ns, away_ns, share_permille, credit_ns,
+		debt_ns),
+	TP_STRUCT__entry(
+		__field(u64, job)
+		__field(u32, rank)
+		__field(pid_t, pid)
+		__field(u64, slept_ns)
+		__field(u64, away_ns)
+		__field(u32, share_permille)
+		__field(u64, credit_ns)
+		__field(s64, debt_ns)
+	),
+	TP_fast_assign(
+		__entry->job = job;
+		__entry->rank = rank;
+		__entry->pid = pid;
+		__entry->slept_ns = slept_ns;
+		__entry->away_ns = away_ns;
+		__entry->share_permille = share_permille;
+		__entry->credit_ns = credit_ns;
+		__entry->debt_ns = debt_ns;
+	),
+	TP_printk("job=%llu rank=%u pid=%d slept_ns=%llu away_ns=%llu share_permille=%u credit_ns=%llu debt_ns=%lld",
+		  __entry->job, __entry->rank, __entry->pid,
+		  __entry->slept_ns, __entry->away_ns,
+		  __entry->share_permille, __entry->credit_ns,
+		  __entry->debt_ns)
 );
 
 #endif /* _COSCHED_TRACE_H */

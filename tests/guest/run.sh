@@ -30,7 +30,7 @@ HAMMER_N=${HAMMER_N:-1000000}
 LATENCY_N=${LATENCY_N:-315}
 HOOKS_N=${HOOKS_N:-350}
 RDMA_N=${RDMA_N:-50}
-ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb pba fair budget lifecycle security pertask trust stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue fuzz"
+ALL="abi sysfs policies preempted tracepoints ring hammer hammer-sb latency yield pb pba fair fair-move budget lifecycle security pertask trust stress pingpong modes hooks hooks-bpf uring-wake rdma mpiglue fuzz"
 BAD_DMESG='BUG:|Oops|WARNING:|Call Trace|general protection|KASAN|kmemleak|refcount_t|list_del corruption|UBSAN|still has objects|blocked for more than'
 LOGDIR=${COSCHED_VMOUT:+$COSCHED_VMOUT/guest-tests}
 LOGDIR=${LOGDIR:-/tmp/guest-tests}
@@ -51,6 +51,7 @@ spec() {
 	pb)		echo "240 $BIN/pb" ;;
 	pba)		echo "60 $BIN/pba" ;;
 	fair)		echo "90 $BIN/fair" ;;
+	fair-move)	echo "60 $BIN/fair-move" ;;
 	budget)		echo "120 $BIN/budget" ;;
 	budget-flood)	echo "90 $BIN/budget flood" ;;
 	lifecycle)	echo "90 $BIN/lifecycle" ;;

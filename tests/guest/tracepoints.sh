@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# tracepoints.sh: the module's six tracepoints fire, each with its fields.
+# tracepoints.sh: the module's six tracepoints that need no dcs-fair fire,
+# each with its fields (cosched_repay: fair-move.c).
 # Uses a trace instance of its own with only the cosched events enabled,
 # so the global buffer (and whatever the harness set there) is left alone.
 # Drives the events with the policies test (arrival, boost, unboost), a
