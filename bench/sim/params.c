@@ -153,8 +153,10 @@ int params_load(struct params *p, const char *file, const char *kernel)
 /*
  * A calibrated guest (tests/vm/vmrun.sh --calibrated, Documentation/
  * calibration.rst) runs user code FACTOR times slower than the host and
- * reports everything in native-equivalent time: its module tunables are
- * already scaled, but the costs this file measured in real guest time
+ * reports everything in native-equivalent time: its module's time
+ * tunables are scaled (all of them from 2af8ad8 on; repay_max_debt_us
+ * was not before, and Documentation/results/sim/calibrated-hog/run.sh
+ * gives the model what such a guest ran with), but the costs this file measured in real guest time
  * (switches, system calls, messages, the tick, the emulator's stalls)
  * are worth 1/FACTOR as much of the work.  The slices are the guest's
  * own rule's (calibration.rst): give them with --set.

@@ -170,7 +170,8 @@ static int world_build(struct world *w, const struct params *p,
 
 		if (cfg->only_job >= 0 && j != cfg->only_job)
 			continue;
-		job_build(&w->jobs[w->njobs], s, ranks, cfg->seconds, p);
+		job_build(&w->jobs[w->njobs], s, ranks, cfg->seconds,
+			  cfg->iters, p);
 		if (!w->jobs[w->njobs].competitor)
 			w->mpi_left++;
 		n += ranks;
@@ -180,7 +181,7 @@ static int world_build(struct world *w, const struct params *p,
 		struct jobspec bg = { .kind = WL_BG };
 
 		snprintf(bg.label, sizeof(bg.label), "background");
-		job_build(&w->jobs[w->njobs++], &bg, cfg->nodes, 0, p);
+		job_build(&w->jobs[w->njobs++], &bg, cfg->nodes, 0, 0, p);
 		n += cfg->nodes;
 	}
 	w->ntasks = n;
@@ -321,6 +322,7 @@ struct alone_key {
 	char label[32], kernel[8];
 	int nodes, cpus, rpn;
 	double seconds;
+	long iters;
 	uint64_t seed;
 	const struct params *p;
 };
@@ -387,6 +389,7 @@ int sim_mix(const struct params *p, const struct run_cfg *cfg,
 			key.cpus = cfg->cpus_per_host;
 			key.rpn = cfg->mix->rpn;
 			key.seconds = cfg->seconds;
+			key.iters = cfg->iters;
 			key.seed = cfg->seed;
 			key.p = p;
 			if (!alone_find(&key, &r->alone_s[n])) {

@@ -147,8 +147,9 @@ struct job {
 	int competitor;		/* hog: not part of the completion */
 };
 
+/* Sized to @iters if > 0 and the workload has no count of its own. */
 int job_build(struct job *j, const struct jobspec *s, int ranks,
-	      double seconds, const struct params *p);
+	      double seconds, long iters, const struct params *p);
 void job_free(struct job *j);
 /* Op PC of RANK (PC counts over iterations then the tail); OP_END after. */
 void job_op(const struct job *j, int rank, long pc, struct op *op);
@@ -332,6 +333,7 @@ struct run_cfg {
 	const char *kernel;
 	int nodes, cpus_per_host;
 	double seconds;		/* each job's standalone size (run-mix -t) */
+	long iters;		/* > 0: instead, each job's iterations */
 	double limit_s;		/* stop after this much simulated time */
 	uint64_t seed;
 	int only_job;		/* >= 0: that job alone (standalone run) */

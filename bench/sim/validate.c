@@ -233,9 +233,8 @@ static void standalone(const struct params *p, const char *csv,
 		cfg.kernel = kernel;
 		cfg.nodes = atoi(f[cn]);
 		cfg.cpus_per_host = cfg.nodes;
-		/* sizes the job to iters exactly */
-		cfg.seconds = m.jobs[0].kind == WL_GRAIN ?
-			      atof(f[ci]) * m.jobs[0].grain_us * 1e-6 : meas;
+		cfg.seconds = meas;
+		cfg.iters = atol(f[ci]);
 		cfg.limit_s = 100 * meas + 10;
 		cfg.only_job = -1;
 		for (s = 0; s < seeds; s++) {

@@ -176,7 +176,7 @@ static void build_lu(struct job *j, struct tbuf *it, const struct params *p)
 }
 
 int job_build(struct job *j, const struct jobspec *s, int ranks,
-	      double seconds, const struct params *p)
+	      double seconds, long iters, const struct params *p)
 {
 	struct tbuf it = { 0 }, tail = { 0 };
 	double per_iter = 1;
@@ -234,6 +234,8 @@ int job_build(struct job *j, const struct jobspec *s, int ranks,
 		j->competitor = 1;
 		break;
 	}
+	if (!j->iters && iters > 0)
+		j->iters = iters;
 	if (!j->iters) {
 		j->iters = lround(seconds / per_iter);
 		if (j->iters < 1)

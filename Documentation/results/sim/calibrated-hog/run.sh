@@ -19,7 +19,7 @@ mkdir -p "$out/mixes"
 # The dilation, the slice and the module's time tunables as the guest
 # had them, in native-equivalent time (a tunable the guest left unscaled
 # is then shorter than its default: repay_max_debt_us, which
-# bench/calibrate scaled only from the commit after 1a77c20).
+# bench/calibrate scaled only from 2af8ad8 on).
 read -r dilate slice_us tunables < <(python3 - "$res/meta.json" <<'PY'
 import json, sys
 inv = json.load(open(sys.argv[1]))["invocations"][0]["config"]
