@@ -23,12 +23,13 @@
  * bench/sim/repay.c models the same; Documentation/simulator.rst says
  * what it leaves out.
  */
-#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/smp.h>
 
 #include "repay.h"
 #include "tunables.h"
@@ -74,7 +75,7 @@ static u64 cosched_run_delay(struct task_struct *p)
  * How much of its run @p's sum_exec_runtime does not hold yet: the
  * scheduler adds a running task's time at a tick, a switch or a change
  * of attributes, so a reading just before a sleep misses up to a tick
- * of it, which the sleep's credit would then take for time run after
+ * of it (a second on a nohz_full CPU), which the sleep's credit would then take for time run after
  * the sleep began (a loss of up to share x a tick on every sleep).
  * exec_start is in the task clock of the runqueue, which is its
  * sched_clock_cpu() unless IRQ or steal time is taken out of it: then
@@ -87,10 +88,13 @@ static u64 cosched_run_lag(struct task_struct *p)
 	if (IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) ||
 	    IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING) || p != current)
 		return 0;
+	/* Not preempted or moved between the two: one CPU's clock. */
+	preempt_disable();
 	start = READ_ONCE(p->se.exec_start);
-	now = sched_clock_cpu(task_cpu(p));
-	/* Bounded: a clock of another CPU, or a tick that came late. */
-	return now > start ? min_t(u64, now - start, 2 * TICK_NSEC) : 0;
+	now = sched_clock_cpu(smp_processor_id());
+	preempt_enable();
+	/* A sanity bound: a nohz_full CPU's remote tick comes once a second. */
+	return now > start ? min_t(u64, now - start, NSEC_PER_SEC) : 0;
 }
 
 static u64 cosched_repay_window(void)
@@ -247,11 +251,16 @@ void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,
 	u64 exec = READ_ONCE(p->se.sum_exec_runtime);
 	/* As in cosched_repay_advance(): a wait is never counted twice. */
 	u64 delay = max(cosched_run_delay(p), r->delay_mark);
-	u64 since, away;
+	s64 since;
+	u64 away;
 
-	since = (exec > r->sleep_exec ? exec - r->sleep_exec : 0) +
-		(delay > r->sleep_delay ? delay - r->sleep_delay : 0);
-	away = slept_ns > since ? slept_ns - since : 0;
+	/*
+	 * Signed, summed, then bounded: were the start's run ever more
+	 * than the task had, the excess offsets its waits, not dropped.
+	 */
+	since = (s64)(exec - r->sleep_exec) + (s64)(delay - r->sleep_delay);
+	away = since <= 0 ? slept_ns :
+	       slept_ns > (u64)since ? slept_ns - since : 0;
 	paid->away_ns = away;
 	paid->share_permille = (u32)((r->sleep_share * 1000) >>
 				     COSCHED_SHARE_SHIFT);

@@ -21,7 +21,8 @@ struct task_struct;
  * @share_ran: of its runnable time under its own attributes (decayed),
  *	what it ran ...
  * @share_runnable: ... and how long it was runnable: its measured share
- * @sleep_exec: its sum_exec_runtime when its repaying sleep began
+ * @sleep_exec: its runtime when its repaying sleep began (sum_exec_runtime
+ *	and the run not yet added to it)
  * @sleep_delay: its runqueue wait when its repaying sleep began
  * @sleep_share: the share its repaying sleep was sized at, and is paid at
  * @window: the budget window of the last update (debts over
@@ -51,11 +52,18 @@ enum cosched_repay_interval {
 void cosched_repay_init(struct cosched_repay *r, struct task_struct *p);
 void cosched_repay_update(struct cosched_repay *r, struct task_struct *p,
 			  enum cosched_repay_interval how);
-/* What a repaying sleep paid: the cosched_repay tracepoint's fields. */
+/**
+ * struct cosched_repay_paid - what a repaying sleep paid (the
+ *	cosched_repay tracepoint's fields)
+ * @away_ns: the part of the sleep the task spent off the runqueue
+ * @credit_ns: the credit computed for it (the debt it is taken off is
+ *	floored at a 4 ms credit)
+ * @share_permille: the share it was paid at, in thousandths of a CPU
+ */
 struct cosched_repay_paid {
-	u64 away_ns;		/* the part of the sleep off the runqueue */
-	u32 share_permille;	/* the share it was paid at */
-	u64 credit_ns;		/* taken off the debt */
+	u64 away_ns;
+	u64 credit_ns;
+	u32 share_permille;
 };
 
 void cosched_repay_slept(struct cosched_repay *r, struct task_struct *p,

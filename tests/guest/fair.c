@@ -387,29 +387,6 @@ static void debtor(struct dshared *sh)
 		x++;
 }
 
-/*
- * 4. D, beside a hog on CPU 0, is rung every ms for 300 ms under
- *    dcs-fair, boosted, and so owes.  A YIELD saying the message came
- *    another way (COSCHED_YIELD_END) and a YIELD from another of its
- *    threads (whose sleep would give nobody any CPU back, yet would be
- *    credited) must not sleep; then the owner's own YIELD does (the
- *    debt was there).  Counted by the endpoint's blocks, not timed.
- */
-/* Rings D's endpoint every ms for 300 ms: D, boosted, owes. */
-static void ring_debt(int fd)
-{
-	u64 end = now_ns() + 300000000ull, next;
-	int err;
-
-	for (next = now_ns(); next < end; next += 1000000ull) {
-		while (now_ns() < next)
-			;
-		err = doorbell(fd, JOB + 1, 0, 1);
-		if (err)
-			bail("doorbell: %s", strerror(-err));
-	}
-}
-
 /* Part 5's ringer, one round: 1 ms into each of D's YIELDs, one message. */
 static void ring_into_sleeps(struct dshared *sh, int fd)
 {
@@ -443,7 +420,7 @@ static void part5(struct dshared *sh, int fd)
 
 	for (round = 1; round <= THROUGH_ROUNDS && !RD(sh->through); round++) {
 		if (round > 1)
-			ring_debt(fd);
+			ring_every_ms(fd, JOB + 1, 0, 300);
 		WR(sh->answered, 0);
 		WR(sh->asleep, 0);
 		WR(sh->round, round);
@@ -452,6 +429,14 @@ static void part5(struct dshared *sh, int fd)
 	WR(sh->round, -1);
 }
 
+/*
+ * 4. D, beside a hog on CPU 0, is rung every ms for 300 ms under
+ *    dcs-fair, boosted, and so owes.  A YIELD saying the message came
+ *    another way (COSCHED_YIELD_END) and a YIELD from another of its
+ *    threads (whose sleep would give nobody any CPU back, yet would be
+ *    credited) must not sleep; then the owner's own YIELD does (the
+ *    debt was there).  Counted by the endpoint's blocks, not timed.
+ */
 static void yield_end(void)
 {
 	struct dshared *sh = shared_alloc(sizeof(*sh));
@@ -466,7 +451,7 @@ static void yield_end(void)
 		_exit(0);
 	}
 	fd = beside_hog(&sh->ready, &n);
-	ring_debt(fd);
+	ring_every_ms(fd, JOB + 1, 0, 300);
 	WR(sh->go, 1);
 	if (!poll_until(RD(sh->done), 5000))
 		bail("D did not yield");

@@ -613,6 +613,20 @@ int doorbell(int fd, u64 job, u32 rank, u32 count)
 	return ioctl(fd, COSCHED_IOC_DOORBELL, &d) ? -errno : 0;
 }
 
+void ring_every_ms(int fd, u64 job, u32 rank, u64 ms)
+{
+	u64 end = now_ns() + ms * 1000000ull, next;
+	int err;
+
+	for (next = now_ns(); next < end; next += 1000000ull) {
+		while (now_ns() < next)
+			;
+		err = doorbell(fd, job, rank, 1);
+		if (err)
+			bail("doorbell: %s", strerror(-err));
+	}
+}
+
 int ep_wait(int fd, u64 seen, u64 timeout_ns)
 {
 	struct cosched_wait w = { .seen = seen, .timeout_ns = timeout_ns };

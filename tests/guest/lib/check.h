@@ -220,6 +220,8 @@ void ep_must_open(struct ep *ep, u64 job, u32 rank);
 void ep_close(struct ep *ep);
 /* The ioctls; each returns 0 or -errno. */
 int doorbell(int fd, u64 job, u32 rank, u32 count);
+/* One message to (job, rank) every ms, spun, for @ms; bails on an error. */
+void ring_every_ms(int fd, u64 job, u32 rank, u64 ms);
 int ep_wait(int fd, u64 seen, u64 timeout_ns);
 int ep_yield(int fd, u64 seen, struct cosched_yield *out);
 int ep_stats(int fd, struct cosched_stats *st);
