@@ -75,8 +75,9 @@ static u64 cosched_run_delay(struct task_struct *p)
  * How much of its run @p's sum_exec_runtime does not hold yet: the
  * scheduler adds a running task's time at a tick, a switch or a change
  * of attributes, so a reading just before a sleep misses up to a tick
- * of it (a second on a nohz_full CPU), which the sleep's credit would then take for time run after
- * the sleep began (a loss of up to share x a tick on every sleep).
+ * of it (a second on a nohz_full CPU), which the sleep's credit would
+ * then take for time run after the sleep began (a loss of up to share x
+ * a tick on every sleep).
  * exec_start is in the task clock of the runqueue, which is its
  * sched_clock_cpu() unless IRQ or steal time is taken out of it: then
  * 0, and the loss stays.  Only for current (the caller repays itself).

@@ -126,8 +126,8 @@ TRACE_EVENT(cosched_yield,
 
 /*
  * A repaying sleep of dcs-fair ended: how long it slept, the part of
- * that off the runqueue, the share it was paid at, what it took off
- * the debt, and the debt left (after the time since the last update is
+ * that off the runqueue, the share it was paid at, the credit computed
+ * (the debt is floored at a 4 ms credit), and the debt left (after the time since the last update is
  * accounted; negative: a credit).
  */
 TRACE_EVENT(cosched_repay,
