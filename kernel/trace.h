@@ -127,8 +127,8 @@ TRACE_EVENT(cosched_yield,
 /*
  * A repaying sleep of dcs-fair ended: how long it slept, the part of
  * that off the runqueue, the share it was paid at, the credit computed
- * (the debt is floored at a 4 ms credit), and the debt left (after the time since the last update is
- * accounted; negative: a credit).
+ * (the debt is floored at a 4 ms credit), and the debt left (after the
+ * time since the last update is accounted; negative: a credit).
  */
 TRACE_EVENT(cosched_repay,
 	TP_PROTO(u64 job, u32 rank, pid_t pid, u64 slept_ns, u64 away_ns,
