@@ -348,6 +348,10 @@ bool cosched_repay_refuses(struct cosched_repay *r)
  * one lets the message end the sleep: a receiver with slack pays in
  * the gaps between its messages without being late for them.
  *
+ * Records the sleep's start for cosched_repay_slept(): the task's
+ * runtime (with the run the scheduler has not yet added), its runqueue
+ * wait and the share.
+ *
  * Return: the time its debt would take to pay if it slept where it
  * would have run at its measured share, bounded (the waiter sleeps
  * again if it still owes).

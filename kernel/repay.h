@@ -21,8 +21,9 @@ struct task_struct;
  * @share_ran: of its runnable time under its own attributes (decayed),
  *	what it ran ...
  * @share_runnable: ... and how long it was runnable: its measured share
- * @sleep_exec: its runtime when its repaying sleep began (sum_exec_runtime
- *	and the run not yet added to it)
+ * @sleep_exec: its runtime when its repaying sleep began: exec_mark and
+ *	the run the scheduler had not added to it, read just after (a tick
+ *	between the two readings leaves up to a tick counted in neither)
  * @sleep_delay: its runqueue wait when its repaying sleep began
  * @sleep_share: the share its repaying sleep was sized at, and is paid at
  * @window: the budget window of the last update (debts over

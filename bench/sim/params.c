@@ -156,10 +156,11 @@ int params_load(struct params *p, const char *file, const char *kernel)
  * reports everything in native-equivalent time: its module's time
  * tunables are scaled (all of them from 2af8ad8 on; repay_max_debt_us
  * was not before, and Documentation/results/sim/calibrated-hog/run.sh
- * gives the model what such a guest ran with), but the costs this file measured in real guest time
- * (switches, system calls, messages, the tick, the emulator's stalls)
- * are worth 1/FACTOR as much of the work.  The slices are the guest's
- * own rule's (calibration.rst): give them with --set.
+ * gives the model what such a guest ran with), but the costs this file
+ * measured in real guest time (switches, system calls, messages, the
+ * tick, the emulator's stalls) are worth 1/FACTOR as much of the work.
+ * The slices are the guest's own rule's (calibration.rst): give them
+ * with --set.
  */
 void params_dilate(struct params *p, double factor)
 {

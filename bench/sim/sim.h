@@ -333,7 +333,8 @@ struct run_cfg {
 	const char *kernel;
 	int nodes, cpus_per_host;
 	double seconds;		/* each job's standalone size (run-mix -t) */
-	long iters;		/* > 0: instead, each job's iterations */
+	long iters;		/* > 0: instead, each job's iterations
+				 * (not barrier's, hog's, background's) */
 	double limit_s;		/* stop after this much simulated time */
 	uint64_t seed;
 	int only_job;		/* >= 0: that job alone (standalone run) */
