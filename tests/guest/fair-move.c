@@ -67,22 +67,6 @@ struct paid {
 static char inst[128], ev[192];
 static pid_t owner;
 
-/* A task's ran and waited ns from /proc/<pid>/schedstat. */
-static void schedstat(pid_t pid, u64 *ran, u64 *waited)
-{
-	unsigned long long r, w;
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%llu %llu", &r, &w) != 2)
-		bail("%s: %s", path, strerror(errno));
-	fclose(f);
-	*ran = r;
-	*waited = w;
-}
-
 static void must_yield(struct ep *e)
 {
 	int err = ep_yield(e->fd, RD(e->ctrl->arrivals), NULL);
@@ -314,9 +298,11 @@ static bool try_move(int fd, int try, bool part2, bool whole,
 	if (!poll_until(RD(sh->ready), 2000))
 		bail("D did not start");
 	sleep_ns(100000000);
-	schedstat(d, &r0, &w0);
+	if (!task_schedstat(d, &r0, &w0))
+		bail("D's schedstat: %s", strerror(errno));
 	sleep_ns(1000000000);
-	schedstat(d, &r1, &w1);
+	if (!task_schedstat(d, &r1, &w1))
+		bail("D's schedstat: %s", strerror(errno));
 	share = (double)(r1 - r0) / (double)(r1 - r0 + w1 - w0 + 1);
 	ring_every_ms(fd, JOB, 0, 300);	/* D, boosted, owes */
 	WR(sh->go, 1);

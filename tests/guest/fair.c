@@ -261,12 +261,10 @@ struct dshared {
 /* This thread's time kept waiting on a runqueue (schedstat), in ns. */
 static u64 run_delay_ns(void)
 {
-	unsigned long long ran, waited;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	u64 ran, waited;
 
-	if (!f || fscanf(f, "%llu %llu", &ran, &waited) != 2)
+	if (!task_schedstat(0, &ran, &waited))
 		bail("/proc/thread-self/schedstat: %s", strerror(errno));
-	fclose(f);
 	return waited;
 }
 

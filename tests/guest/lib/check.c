@@ -244,20 +244,35 @@ void become_user(uid_t uid, bool with_group)
 		bail("become_user(%d): %s", uid, strerror(errno));
 }
 
-u64 task_cpu_ns(pid_t pid)
+bool task_schedstat(pid_t pid, u64 *ran, u64 *waited)
 {
+	unsigned long long r, w;
 	char path[64];
-	unsigned long long ns = 0;
 	FILE *f;
+	int n;
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/thread-self/schedstat");
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
+		return false;
+	n = fscanf(f, "%llu %llu", &r, &w);
 	fclose(f);
-	return ns;
+	if (n != 2)
+		return false;
+	*ran = r;
+	if (waited)
+		*waited = w;
+	return true;
+}
+
+u64 task_cpu_ns(pid_t pid)
+{
+	u64 ran;
+
+	return task_schedstat(pid, &ran, NULL) ? ran : 0;
 }
 
 u32 rnd(u32 n)

@@ -119,7 +119,13 @@ pid_t gettid_(void);
 /* Fork a child pinned to cpu that spins until killed. */
 pid_t hog_start(int cpu);
 void hog_stop(pid_t pid);
-/* CPU time of a task (pid or tid) in ns from /proc/<pid>/schedstat. */
+/*
+ * A task's (pid or tid; 0: the calling thread) time run and time waited
+ * on a runqueue in ns, from /proc/<pid>/schedstat; false when it cannot
+ * be read (the task is gone).  @waited may be NULL.
+ */
+bool task_schedstat(pid_t pid, u64 *ran, u64 *waited);
+/* CPU time of a task in ns (task_schedstat()'s ran); 0 when it is gone. */
 u64 task_cpu_ns(pid_t pid);
 /* Thread-safe xorshift random number in [0, n). */
 u32 rnd(u32 n);
