@@ -30,6 +30,13 @@
  *    where the kernel takes IRQ or steal time out of the task clock
  *    (the lag is not read there), part 2 where repay_max_debt_us
  *    leaves too little debt for the sleeps.
+ * 3. The wait after a wake-up is not paid.  W, alone on CPU 1 and
+ *    owing (rung beside a hog first), YIELDs three times; while it
+ *    sleeps the test spins 8 ms on CPU 1 as SCHED_FIFO, so W wakes and
+ *    waits on the runqueue for the rest (its own schedstat says how
+ *    long).  The time the trace says was not away (slept less away)
+ *    must be that wait: a credit for it would pay the task for time it
+ *    wanted the CPU, and the hog would repay it.
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -55,6 +62,15 @@
 struct dshared {
 	int ready, go, yielding, done, alone_done;
 	int cpu_after;		/* D's CPU after the first YIELD */
+};
+
+/* Part 3: the waiter's sleeps and the waits it read around each. */
+#define WAIT_SLEEPS	3
+#define FIFO_SPIN_NS	8000000ull
+
+struct wshared {
+	int ready, go, turn, back;
+	u64 wait_ns[WAIT_SLEEPS];
 };
 
 struct paid {
@@ -101,6 +117,33 @@ static void debtor(struct dshared *sh)
 		must_yield(&e);
 	}
 	WR(sh->alone_done, 1);
+	for (;;)
+		x++;
+}
+
+/* W: owes, then YIELDs WAIT_SLEEPS times, reading its runqueue wait. */
+static void waiter(struct wshared *sh)
+{
+	volatile unsigned long x = 0;
+	u64 ran, w0, w1;
+	struct ep e;
+	int i;
+
+	pin_cpu(1);
+	ep_must_open(&e, JOB + 1, 0);
+	WR(sh->ready, 1);
+	while (!RD(sh->go))
+		x++;
+	for (i = 0; i < WAIT_SLEEPS; i++) {
+		if (!task_schedstat(0, &ran, &w0))
+			_exit(3);
+		WR(sh->turn, i + 1);
+		must_yield(&e);
+		if (!task_schedstat(0, &ran, &w1))
+			_exit(3);
+		sh->wait_ns[i] = w1 - w0;
+		WR(sh->back, i + 1);
+	}
 	for (;;)
 		x++;
 }
@@ -337,6 +380,81 @@ static bool try_move(int fd, int try, bool part2, bool whole,
 	return true;
 }
 
+/* Spin @ns on CPU 1 as SCHED_FIFO, then back to CPU 0 as before. */
+static void fifo_spin_cpu1(u64 ns)
+{
+	struct sched_param rt = { .sched_priority = 99 }, other = { 0 };
+
+	pin_cpu(1);
+	if (sched_setscheduler(0, SCHED_FIFO, &rt))
+		bail("SCHED_FIFO: %s", strerror(errno));
+	spin_ns(ns);
+	if (sched_setscheduler(0, SCHED_OTHER, &other))
+		bail("SCHED_OTHER: %s", strerror(errno));
+	pin_cpu(0);
+}
+
+/* Part 3: W's sleeps, each followed by a wait the test made. */
+static void waited_sleeps(int fd)
+{
+	struct wshared *sh = shared_alloc(sizeof(*sh));
+	struct paid p[WAIT_SLEEPS];
+	bool spun[WAIT_SLEEPS] = { false };
+	pid_t hog, w;
+	u64 deadline;
+	int i, n, judged = 0, off = 0;
+
+	pin_cpu(0);
+	hog = hog_start(1);
+	w = fork();
+	if (!w) {
+		waiter(sh);
+		_exit(0);
+	}
+	if (!poll_until(RD(sh->ready), 2000))
+		bail("W did not start");
+	ring_every_ms(fd, JOB + 1, 0, 300);	/* W, boosted, owes */
+	hog_stop(hog);
+	sleep_ns(50000000);			/* the last boost ends */
+	WR(sh->go, 1);
+	for (i = 0; i < WAIT_SLEEPS; i++) {
+		if (!poll_until(RD(sh->turn) == i + 1, 2000))
+			bail("W did not come to its YIELD %d", i + 1);
+		for (deadline = now_ns() + 50000000ull;
+		     RD(sh->back) == i && now_ns() < deadline;)
+			if (sleeping(w)) {
+				fifo_spin_cpu1(FIFO_SPIN_NS);
+				spun[i] = true;
+				break;
+			}
+		if (!poll_until(RD(sh->back) == i + 1, 2000))
+			bail("W did not come back from its YIELD %d", i + 1);
+	}
+	hog_stop(w);
+	n = read_paid(w, p, WAIT_SLEEPS);
+	for (i = 0; i < n && i < WAIT_SLEEPS; i++) {
+		double wait = (double)sh->wait_ns[i];
+		double unpaid = (double)p[i].slept - (double)p[i].away;
+
+		t_diag("part 3: sleep %d: %llu us, away %llu us, W's wait %.0f us%s",
+		       i + 1, p[i].slept / 1000, p[i].away / 1000, wait / 1000,
+		       spun[i] ? "" : " (W not seen asleep: not judged)");
+		if (!spun[i] || wait < 2e6)
+			continue;
+		judged++;
+		if (unpaid < 0.75 * wait - 3e5 || unpaid > 1.25 * wait + 5e5)
+			off++;
+	}
+	if (!judged) {
+		t_skip("the wait after a wake-up is not paid",
+		       "no sleep of W was followed by a wait of 2 ms or more (%d traced)",
+		       n);
+		return;
+	}
+	okf(!off, "the wait after a wake-up is not paid",
+	    "%d of %d sleeps: time not away is not W's wait", off, judged);
+}
+
 /* At exit, a bail included: the trace instance goes (no bail here). */
 static void cleanup(void)
 {
@@ -395,6 +513,7 @@ int main(void)
 		t_skip("the moved sleep is paid at its CPU 0 share",
 		       "in %d tries D was never moved asleep (a busy host?)",
 		       TRIES);
+	waited_sleeps(fd);
 	close(fd);
 	policy_set(orig);
 	return t_done();
