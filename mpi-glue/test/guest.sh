@@ -50,7 +50,8 @@ done
 ip link set lo up 2>/dev/null
 
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+PMIX_TRACE=	# pmix_store_case()'s trace instance while it lives
+trap 'rm -rf "$W"; [ -z "$PMIX_TRACE" ] || rmdir "$PMIX_TRACE"' EXIT
 . mpi-glue/test/tap.sh
 
 # job NAME MPI ARGS...: run cosched-run, stdout in $W/NAME.out, stderr in
@@ -332,15 +333,20 @@ mixed_cases() { # mpi
 pmix_store_case() {
 	tr=/sys/kernel/tracing
 	[ -d $tr/instances ] || mount -t tracefs nodev $tr 2>/dev/null
-	inst=$tr/instances/cosched-pmix
-	[ -d $inst ] || mkdir $inst 2>/dev/null
-	ev=$inst/events/syscalls/sys_exit_fallocate
-	[ -w $ev/enable ] || {
-		rmdir $inst 2>/dev/null
-		ok "openmpi: PMIx's store # SKIP no fallocate trace event"
+	PMIX_TRACE=$tr/instances/cosched-pmix.$$
+	mkdir $PMIX_TRACE 2>/dev/null || {
+		ok "openmpi: PMIx's store # SKIP no trace instance ($PMIX_TRACE)"
+		PMIX_TRACE=
 		return
 	}
-	echo 0 >$ev/filter	# every call, not only failed ones
+	inst=$PMIX_TRACE
+	ev=$inst/events/syscalls/sys_exit_fallocate
+	[ -w $ev/enable ] || {
+		rmdir $inst && PMIX_TRACE=
+		ok "openmpi: PMIx's store # SKIP no syscall trace events (sys_exit_fallocate)"
+		return
+	}
+	echo 1 >$inst/tracing_on
 	for store in pmix cosched; do
 		echo >$inst/trace
 		echo 1 >$ev/enable
@@ -352,7 +358,7 @@ pmix_store_case() {
 		echo 0 >$ev/enable
 		grep -c 'mpiexec.*sys_fallocate' $inst/trace >"$W/pmix-$store.fallocates"
 	done
-	rmdir $inst
+	rmdir $inst && PMIX_TRACE=
 	by_pmix=$(cat "$W/pmix-pmix.fallocates")
 	by_cosched=$(cat "$W/pmix-cosched.fallocates")
 	[ "$(cat "$W/pmix-cosched.rc")" = 0 ] && [ "$by_pmix" -gt 0 ] && [ "$by_cosched" = 0 ]

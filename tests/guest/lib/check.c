@@ -260,9 +260,12 @@ bool task_schedstat(pid_t pid, u64 *ran, u64 *waited)
 		return false;
 	n = fscanf(f, "%llu %llu", &r, &w);
 	fclose(f);
-	if (n != 2)
+	if (n != 2) {
+		errno = EIO;
 		return false;
-	*ran = r;
+	}
+	if (ran)
+		*ran = r;
 	if (waited)
 		*waited = w;
 	return true;

@@ -122,7 +122,7 @@ void hog_stop(pid_t pid);
 /*
  * A task's (pid or tid; 0: the calling thread) time run and time waited
  * on a runqueue in ns, from /proc/<pid>/schedstat; false when it cannot
- * be read (the task is gone).  @waited may be NULL.
+ * be read (the task is gone; errno says why).  Either out may be NULL.
  */
 bool task_schedstat(pid_t pid, u64 *ran, u64 *waited);
 /* CPU time of a task in ns (task_schedstat()'s ran); 0 when it is gone. */
