@@ -162,23 +162,30 @@ static void autogroup(const char *kernel, int on)
 	sim_finish(&w, &(struct result){ 0 });
 }
 
-/* grain -c 100, 2 ranks, 1 s: 10,000 steps, one message per rank each. */
+/*
+ * grain -c 100, 2 ranks, 1 s: 10,000 steps, one message per rank each.
+ * The two ranks exchange at once, so a step costs its computation and
+ * one message's send, flight and receive: 10% over that is left for
+ * the polls and switches around it; a model that sent and received one
+ * after the other (two messages a step) would take 1.9 s.
+ */
 static void grain_steps(void)
 {
 	struct params p;
 	struct mix m;
 	struct run_cfg c;
 	struct result r;
+	double exchange_s;
 
 	tap_params(&p, "6.12");
 	tap_mix(&m, "grain", 1, "grain -c 100");
 	cfg_init(&c, &m, "busy-poll", "6.12", 2);
 	sim_run(&p, &c, &r);
-	ok(r.ctr.messages == 20000 && r.completion_s > 1.0 &&
-	   r.completion_s < 1.0 + 10000 * 2 * (p.send_cpu_us + p.net_us +
-					       p.recv_cpu_us) * 1e-6,
-	   "grain -c 100 for 1 s: 20000 messages (%ld), 1 s of steps and their exchanges (%.3f s)",
-	   r.ctr.messages, r.completion_s);
+	exchange_s = 10000 * (p.send_cpu_us + p.net_us + p.recv_cpu_us) * 1e-6;
+	ok(r.ctr.messages == 20000 && r.completion_s >= 1.0 + exchange_s &&
+	   r.completion_s < 1.0 + 1.1 * exchange_s,
+	   "grain -c 100 for 1 s: 20000 messages (%ld), 1 s of steps and one exchange each (%.3f s, %.3f s of exchanges)",
+	   r.ctr.messages, r.completion_s, exchange_s);
 }
 
 int main(void)
