@@ -60,7 +60,7 @@
 #define CREDIT_FLOOR_NS	4000000ll
 /* A repaying sleep's longest (COSCHED_REPAY_SLEEP_MAX_NS). */
 #define SLEEP_MAX_NS	4000000ull
-/* Part 3: W's sleeps; the spin outlasts any of them by half as much. */
+/* Part 3: W's sleeps; the spin lasts twice the longest of them. */
 #define WAIT_SLEEPS	3
 #define FIFO_SPIN_NS	(2 * SLEEP_MAX_NS)
 #define TRACEFS		"/sys/kernel/tracing"
