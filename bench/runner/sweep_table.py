@@ -6,10 +6,10 @@ import os
 
 from .columns import POLICIES
 from .grains import CONFIGS, figure, fmt_fig, grain_name, mix_name, side_cells, unit
-from .report_data import column_order
+from .report_data import column_order, floats
 from .report_md import SUSPECT_TEXT
 from .report_plots import HAVE_MPL
-from .util import BenchError, fnum
+from .util import BenchError, fnum, median
 
 if HAVE_MPL:
     from .report_plots import plt
@@ -22,6 +22,38 @@ def best(figs, names):
         return None, None
     v, n = min(have)
     return n, v
+
+
+SPEED_TEXT = ("The jobs' speed: their computation's speed against their standalone "
+              "run's (run-mix's job_speed), median [lowest-highest] over every job of "
+              "every run.  Above 1 they computed faster.  In a guest it holds the "
+              "emulator's speed, which can change within minutes, as well as what a "
+              "column costs the computation: columns whose speeds differ are not "
+              "compared by their figures alone "
+              "(Documentation/results/grain-sweep/6.12-2j-1ms).")
+
+
+def speed(cell):
+    """(median, low, high) of the jobs' job_speed over the cell's runs, or
+    None where no workload printed one."""
+    xs = [x for r in (cell.ok if cell else []) for x in floats(r.get("job_speed") or "") if x]
+    return (median(xs), min(xs), max(xs)) if xs else None
+
+
+def speed_table(cells, config, grains, columns):
+    """Per grain and column, the jobs' speed; [] when no cell has one."""
+    rows = []
+    for g in grains:
+        sp = [speed(cells.get((mix_name(config, g), c))) for c in columns]
+        rows.append("| " + " | ".join([grain_name(g), *map(fmt_fig, sp)]) + " |")
+        if not any(sp):
+            rows.pop()
+    if not rows:
+        return []
+    head = ["grain", *columns]
+    return ["", f"The jobs' speed, {CONFIGS[config][0]}:", "",
+            "| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            *rows, "", SPEED_TEXT]
 
 
 def config_table(cells, config, grains, columns):
@@ -47,6 +79,7 @@ def config_table(cells, config, grains, columns):
                                          versus]) + " |")
     if suspect:
         lines += ["", SUSPECT_TEXT]
+    lines += speed_table(cells, config, grains, columns)
     return lines + [""], series
 
 
