@@ -109,8 +109,11 @@ class Cell:
         off = [x for x in map(speed_off, ok) if x]
         self.speed_off = (min(a for a, _ in off), max(b for _, b in off)) if off else None
         # The jobs' computing speed against alone, over every job of every
-        # run (job_speed), or None where no workload printed one.
-        self.speed = median([x for r in ok for x in floats(r.get("job_speed") or "") if x])
+        # run (job_speed): the median and (lowest, highest), or None where
+        # no workload printed one.
+        speeds = [x for r in ok for x in floats(r.get("job_speed") or "") if x]
+        self.speed = median(speeds)
+        self.speed_range = (min(speeds), max(speeds)) if speeds else None
 
     def median_run(self):
         """The ok run whose completion is the median (for plots)."""

@@ -6,10 +6,10 @@ import os
 
 from .columns import POLICIES
 from .grains import CONFIGS, figure, fmt_fig, grain_name, mix_name, side_cells, unit
-from .report_data import column_order, floats
+from .report_data import column_order
 from .report_md import SUSPECT_TEXT
 from .report_plots import HAVE_MPL
-from .util import BenchError, fnum, median
+from .util import BenchError, fnum
 
 if HAVE_MPL:
     from .report_plots import plt
@@ -34,10 +34,9 @@ SPEED_TEXT = ("The jobs' speed: their computation's speed against their standalo
 
 
 def speed(cell):
-    """(median, low, high) of the jobs' job_speed over the cell's runs, or
-    None where no workload printed one."""
-    xs = [x for r in (cell.ok if cell else []) for x in floats(r.get("job_speed") or "") if x]
-    return (median(xs), min(xs), max(xs)) if xs else None
+    """(median, low, high) of the cell's jobs' speed (report_data.Cell),
+    or None."""
+    return (cell.speed, *cell.speed_range) if cell and cell.speed_range else None
 
 
 def speed_table(cells, config, grains, columns):
@@ -45,9 +44,8 @@ def speed_table(cells, config, grains, columns):
     rows = []
     for g in grains:
         sp = [speed(cells.get((mix_name(config, g), c))) for c in columns]
-        rows.append("| " + " | ".join([grain_name(g), *map(fmt_fig, sp)]) + " |")
-        if not any(sp):
-            rows.pop()
+        if any(sp):
+            rows.append("| " + " | ".join([grain_name(g), *map(fmt_fig, sp)]) + " |")
     if not rows:
         return []
     head = ["grain", *columns]

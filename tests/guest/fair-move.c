@@ -458,9 +458,11 @@ static void waited_sleeps(int fd)
 				continue;
 			r = spin_over_sleep(w, sh, i);
 			if (r < 0) {
+				int err = errno;	/* hog_stop() may change it */
+
 				hog_stop(w);
 				t_skip("the wait after a wake-up is not paid",
-				       "SCHED_FIFO refused: %s", strerror(errno));
+				       "SCHED_FIFO refused: %s", strerror(err));
 				return;
 			}
 			spun[i] = r;
