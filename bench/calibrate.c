@@ -14,9 +14,10 @@
  * wake_row), stretched by $COSCHED_DILATION when it is set.
  * Nothing else runs meanwhile: the caller holds the guest lock.
  *
- * usage: calibrate [-r repeats] [-s scale] [-q | -Q]
+ * usage: calibrate [-r repeats] [-s scale] [-q | -Q | -w seconds]
  *   -s divides every batch; -q measures the scheduler rows only, -Q the
- *   quantum row only
+ *   quantum row only; -w prints the compute row's batches one by one
+ *   for that long instead (watch_compute; -r does not apply)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +36,8 @@
 #include "timing.h"
 
 #define MAX_REPEATS 1000
+#define COMPUTE_BATCH 8000000	/* the compute row's iterations a batch */
+#define WATCH_MIN_BATCH 10000	/* -w: fewer would time the clock reads */
 
 static int repeats = 11, scale = 1;
 static double dilation = 1.0;	/* $COSCHED_DILATION: the scheduler rows' time scale */
@@ -187,6 +190,37 @@ static void row(const char *name, const char *unit, void (*fn)(long), long n)
 		t[i] = (double)(now_ns() - t0) / (double)n / div;
 	}
 	print_row(name, unit, t);
+}
+
+/*
+ * -w: the compute row's batches one by one for @secs, a line each
+ * ("<seconds since start> <ns/iter>"), to see whether this machine runs
+ * the same work at one speed from second to second (on a shared host it
+ * may not: Documentation/results/calibration/host-speed/).
+ */
+static int watch_compute(double secs)
+{
+	long n = COMPUTE_BATCH / scale;
+	uint64_t start, t0;
+
+	if (n < WATCH_MIN_BATCH) {
+		fprintf(stderr, "calibrate: -w with -s %d: batches under %d iterations\n",
+			scale, WATCH_MIN_BATCH);
+		return 2;
+	}
+	loop_compute(n);	/* warm up */
+	start = now_ns();
+	do {
+		t0 = now_ns();
+		loop_compute(n);
+		printf("%.6f %.4f\n", (double)(t0 - start) / 1e9,
+		       (double)(now_ns() - t0) / (double)n);
+		if (fflush(stdout)) {
+			perror("calibrate: -w");
+			return 1;
+		}
+	} while ((double)(now_ns() - start) < secs * 1e9);
+	return 0;
 }
 
 /*
@@ -397,8 +431,10 @@ int main(int argc, char **argv)
 {
 	cpu_set_t set;
 	int opt, c, sched = 0;
+	double watch = 0;
+	char *end;
 
-	while ((opt = getopt(argc, argv, "r:s:qQ")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:qQw:")) != -1) {
 		switch (opt) {
 		case 'r':
 			repeats = atoi(optarg);
@@ -412,10 +448,21 @@ int main(int argc, char **argv)
 		case 'Q':
 			sched = 2;
 			break;
+		case 'w':
+			watch = strtod(optarg, &end);
+			if (*end || !(watch > 0 && watch <= 86400)) {
+				fprintf(stderr, "calibrate: -w takes seconds in (0, 86400]\n");
+				return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale] [-q | -Q]\n");
+			fprintf(stderr, "usage: calibrate [-r repeats] [-s scale] [-q | -Q | -w seconds]\n");
 			return 2;
 		}
+	}
+	if (watch > 0 && sched) {
+		fprintf(stderr, "calibrate: -w goes with neither -q nor -Q\n");
+		return 2;
 	}
 	if (repeats < 3 || repeats > MAX_REPEATS || scale < 1) {
 		fprintf(stderr, "calibrate: -r 3-%d, -s >= 1\n", MAX_REPEATS);
@@ -438,12 +485,14 @@ int main(int argc, char **argv)
 		perror("calibrate: pin");
 		return 1;
 	}
+	if (watch > 0)
+		return watch_compute(watch);
 	if (sched) {
 		sched_rows(sched == 2);
 		return 0;
 	}
 	/* Batches of about 10-30 ms natively on this machine kind. */
-	row("compute", "ns/iter", loop_compute, 8000000);
+	row("compute", "ns/iter", loop_compute, COMPUTE_BATCH);
 	row("compute-int", "ns/iter", loop_int, 20000000);
 	row("compute-fp", "ns/iter", loop_fp, 5000000);
 	row("compute-mem", "ns/iter", loop_mem, 10000000);
